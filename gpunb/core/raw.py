@@ -1,0 +1,358 @@
+"""CuPy-compatible raw CUDA C++: ``RawModule`` and ``RawKernel``.
+
+Constructing either compiles nothing and touches no GPU. ``.compile(arch=...)`` compiles and
+caches without launching (a named arch needs no GPU); the first call compiles for the current
+device. Arguments are checked against the kernel's signature before launch: the cubin gives
+the parameter count and sizes, the source whether each is a pointer and its scalar type.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .build import compile_cached
+from .cache import CacheEntry
+from .compiler import check_options, normalize_arch
+from .cubin import KernelInfo, read_kernels
+from .errors import KernelArgumentError
+from .signature import Param, demangled_base, signature
+
+
+def _dims(value, what: str) -> tuple[int, ...]:
+    dims = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
+    if not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) and d >= 1 for d in dims):
+        raise ValueError(f"{what} must be a positive int or a tuple of 1 to 3 positive ints, got {value!r}")
+    return tuple(int(d) for d in dims)
+
+
+class RawModule:
+    """A CUDA C++ module compiled with NVRTC through the kernel cache.
+
+    Parameters
+    ----------
+    code : str
+        CUDA C++ source.
+    path : str or path-like, optional
+        A cubin file to load instead of ``code`` (not compiled, not cached).
+    options : tuple of str
+        NVRTC options (``-std=c++17`` unless one is given).
+    name_expressions : sequence of str, optional
+        C++ names to instantiate and look up, such as ``'add<float>'``.
+    backend : {'nvrtc'}
+        Only NVRTC: gpunb never needs nvcc or a host compiler.
+
+    Examples
+    --------
+    >>> mod = gpunb.RawModule(code=src, name_expressions=["axpy<float>"])
+    >>> mod.compile(arch="sm_90")          # no GPU needed
+    >>> axpy = mod.get_function("axpy<float>")
+    >>> axpy((blocks,), (256,), (a, x, y, n))
+    """
+
+    def __init__(self, code: str | None = None, *, path=None, options=(), backend: str = "nvrtc",
+                 name_expressions=None, translate_cucomplex: bool = False,
+                 enable_cooperative_groups: bool = False, jitify: bool = False):
+        if (code is None) == (path is None):
+            raise TypeError("give exactly one of code= (CUDA C++ source) and path= (a cubin file)")
+        if code is not None and not isinstance(code, str):
+            raise TypeError(f"code must be a str of CUDA C++, got {type(code).__name__}")
+        if backend != "nvrtc":
+            raise ValueError(f"backend={backend!r}: gpunb compiles with NVRTC only ('nvrtc')")
+        if jitify or translate_cucomplex:
+            raise ValueError("jitify and translate_cucomplex are not supported by gpunb")
+        self.code = code
+        self.path = Path(path) if path is not None else None
+        self.options = check_options(options)
+        if enable_cooperative_groups and "-rdc=true" not in self.options:
+            self.options += ("-rdc=true",)
+        if isinstance(name_expressions, str):
+            raise TypeError("name_expressions must be a sequence of strings, not one string")
+        self.name_expressions = tuple(name_expressions or ())
+        self._entries: dict[str, CacheEntry] = {}
+        self._functions: dict[str, RawKernel] = {}
+
+    def __repr__(self) -> str:
+        what = f"path={str(self.path)!r}" if self.path else f"{len(self.code.splitlines())} lines"
+        return f"<gpunb.RawModule {what} options={self.options!r}>"
+
+    def _arch(self, arch) -> str:
+        if arch is not None:
+            return normalize_arch(arch)
+        from .runtime import driver
+
+        return driver.current_arch()
+
+    def compile(self, arch=None, *, force: bool = False) -> "RawModule":
+        """Compile (or load from the cache) for ``arch``, default the current device's.
+
+        Launches nothing; with ``arch`` named it works on a machine without a GPU.
+        """
+        self.entry(arch, force=force)
+        return self
+
+    def entry(self, arch=None, *, force: bool = False) -> CacheEntry:
+        """The cache entry (cubin and metadata) for ``arch``."""
+        arch = self._arch(arch)
+        if force or arch not in self._entries:
+            if self.path is not None:
+                data = self.path.read_bytes()
+                self._entries[arch] = CacheEntry("path:" + str(self.path), data,
+                                                 {"kernels": sorted(read_kernels(data)), "arch": arch})
+            else:
+                self._entries[arch] = compile_cached(
+                    self.code, self.options, arch, name_expressions=self.name_expressions,
+                    force=force)
+        return self._entries[arch]
+
+    def cubin(self, arch=None) -> bytes:
+        return self.entry(arch).cubin
+
+    def kernel_names(self, arch=None) -> list[str]:
+        """Kernel symbols in the module (mangled for C++ kernels)."""
+        return list(self.entry(arch).meta.get("kernels", ()))
+
+    def get_function(self, name: str) -> "RawKernel":
+        """The kernel ``name``: an ``extern "C"`` name, a name expression, or a symbol."""
+        if not isinstance(name, str):
+            raise TypeError(f"kernel name must be a str, got {type(name).__name__}")
+        fn = self._functions.get(name)
+        if fn is None:
+            fn = self._functions[name] = RawKernel._bound(self, name)
+        return fn
+
+    def _resolve(self, name: str, arch: str) -> tuple[str, KernelInfo, list[Param] | None]:
+        entry = self.entry(arch)
+        infos = read_kernels(entry.cubin)
+        lowered = entry.meta.get("name_expressions", {})
+        symbol = lowered.get(name, name)
+        if symbol not in infos:
+            matches = [s for s in infos if demangled_base(s) == name]
+            if len(matches) == 1:
+                symbol = matches[0]
+            else:
+                known = sorted(set(infos) | set(lowered))
+                hint = (" (a C++ name: give it in name_expressions, or declare the kernel "
+                        'extern "C")' if matches or "<" in name else "")
+                raise ValueError(f"no kernel {name!r} in this module{hint}; it has: "
+                                 + (", ".join(known) or "no kernels"))
+        info = infos[symbol]
+        params = signature(self.code, name, len(info.param_sizes)) if self.code else None
+        if params is None and self.code:
+            params = signature(self.code, demangled_base(symbol), len(info.param_sizes))
+        return symbol, info, params
+
+
+class RawKernel:
+    """One CUDA kernel, CuPy's ``RawKernel``: ``kernel(grid, block, args, shared_mem=0,
+    stream=None)``.
+
+    Parameters
+    ----------
+    code : str
+        CUDA C++ source holding the kernel.
+    name : str
+        The kernel's name (``extern "C"``) or a name expression such as ``'add<float>'``.
+    options : tuple of str
+        NVRTC options.
+    """
+
+    def __init__(self, code: str, name: str, options=(), backend: str = "nvrtc",
+                 translate_cucomplex: bool = False, *, enable_cooperative_groups: bool = False,
+                 jitify: bool = False):
+        if not isinstance(name, str):
+            raise TypeError(f"kernel name must be a str, got {type(name).__name__}")
+        exprs = (name,) if "<" in name else ()
+        module = RawModule(code=code, options=options, backend=backend, name_expressions=exprs,
+                           translate_cucomplex=translate_cucomplex,
+                           enable_cooperative_groups=enable_cooperative_groups, jitify=jitify)
+        self._init(module, name)
+
+    @classmethod
+    def _bound(cls, module: RawModule, name: str) -> "RawKernel":
+        self = cls.__new__(cls)
+        self._init(module, name)
+        return self
+
+    def _init(self, module: RawModule, name: str) -> None:
+        self.module = module
+        self.name = name
+        self._resolved: dict[str, tuple] = {}
+
+    code = property(lambda self: self.module.code)
+    options = property(lambda self: self.module.options)
+
+    def __repr__(self) -> str:
+        return f"<gpunb.RawKernel {self.name!r}>"
+
+    def compile(self, arch=None, *, force: bool = False) -> "RawKernel":
+        """Compile (or load from the cache) without launching; see :meth:`RawModule.compile`."""
+        self.module.compile(arch, force=force)
+        self._resolve(self.module._arch(arch))
+        return self
+
+    def _resolve(self, arch: str):
+        r = self._resolved.get(arch)
+        if r is None:
+            r = self._resolved[arch] = self.module._resolve(self.name, arch)
+        return r
+
+    def info(self, arch=None) -> KernelInfo:
+        """Parameter sizes, registers, static shared and local memory from the cubin."""
+        return self._resolve(self.module._arch(arch))[1]
+
+    def parameters(self, arch=None) -> list[Param] | None:
+        """The parameter types read from the source, or None if they could not be read."""
+        return self._resolve(self.module._arch(arch))[2]
+
+    @property
+    def attributes(self) -> dict:
+        """Registers, shared and local bytes, and the block size limit, as the driver reports
+        them for the current device."""
+        from .runtime import driver
+
+        return driver.kernel_attributes(self._kernel())
+
+    def _kernel(self):
+        from .runtime import driver
+
+        arch = driver.current_arch()
+        symbol, _, _ = self._resolve(arch)
+        entry = self.module.entry(arch)
+        return driver.load_kernel(entry.key, entry.cubin, symbol)
+
+    def prepare_args(self, args, arch=None) -> tuple[list, list]:
+        """Check ``args`` against the signature and convert them for the launch.
+
+        Returns the converted arguments and the producer streams of array arguments. Raises
+        :class:`~gpunb.core.errors.KernelArgumentError` (a TypeError) naming the parameter.
+        """
+        _, info, params = self._resolve(self.module._arch(arch))
+        return prepare_args(self.name, info, params, args)
+
+    def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None) -> None:
+        from .runtime import driver
+
+        grid = _dims(grid, "grid")
+        block = _dims(block, "block")
+        if not isinstance(args, (tuple, list)):
+            raise TypeError(f"args must be a tuple or list of kernel arguments, got {type(args).__name__}")
+        if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
+            raise ValueError(f"shared_mem must be a non-negative int, got {shared_mem!r}")
+        arch = driver.current_arch()
+        symbol, info, params = self._resolve(arch)
+        converted, producers = prepare_args(self.name, info, params, args)
+        entry = self.module.entry(arch)
+        kernel = driver.load_kernel(entry.key, entry.cubin, symbol)
+        driver.launch(kernel, grid, block, int(shared_mem), stream, converted, producers)
+
+
+# -- argument conversion --------------------------------------------------------------------
+
+_OPAQUE_CARRIERS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.complex128}
+
+
+def _describe(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"a NumPy array (shape {value.shape}, {value.dtype})"
+    r = repr(value)
+    return f"{type(value).__name__} {r if len(r) < 40 else r[:37] + '...'}"
+
+
+def _device_pointer(value) -> tuple[int, int | None] | None:
+    """(address, producer stream) of a GPU buffer argument, or None if ``value`` is not one."""
+    cai = getattr(value, "__cuda_array_interface__", None)
+    if cai is not None:
+        return int(cai["data"][0]), cai.get("stream")
+    handle = getattr(value, "handle", None)
+    if type(value).__name__ == "Buffer" and handle is not None:   # cuda.core Buffer
+        return int(handle), None
+    return None
+
+
+def prepare_args(kname: str, info: KernelInfo, params: list[Param] | None, args):
+    sizes = info.param_sizes
+    if len(args) != len(sizes):
+        sig = ", ".join(p.ctype for p in params) if params else f"{len(sizes)} parameters"
+        raise KernelArgumentError(
+            f"kernel {kname}({sig}) takes {len(sizes)} argument{'s' if len(sizes) != 1 else ''}, "
+            f"but {len(args)} {'were' if len(args) != 1 else 'was'} given")
+    out, producers = [], []
+    for i, (value, size) in enumerate(zip(args, sizes)):
+        p = params[i] if params else None
+        where = f"argument {i} of kernel {kname}" + (f" ({p.ctype})" if p else f" ({size}-byte parameter)")
+        ptr = _device_pointer(value)
+        if p is not None and p.kind == "pointer" or (p is None and ptr is not None):
+            if value is None:
+                out.append(0)
+                continue
+            if ptr is None:
+                if isinstance(value, np.ndarray):
+                    raise KernelArgumentError(
+                        f"{where} is a pointer to GPU memory, but got {_describe(value)} in host "
+                        "memory; copy it to the GPU first (gpunb never copies behind your back)")
+                raise KernelArgumentError(
+                    f"{where} is a pointer: pass a GPU array (anything with "
+                    f"__cuda_array_interface__), not {_describe(value)}")
+            out.append(ptr[0])
+            producers.append(ptr[1])
+            continue
+        if ptr is not None or (isinstance(value, np.ndarray) and value.ndim > 0):
+            raise KernelArgumentError(f"{where} is a scalar, but got {_describe(value)}")
+        if p is not None and p.kind == "scalar":
+            out.append(_scalar(value, np.dtype(p.dtype), where))
+        else:
+            out.append(_opaque(value, size, where, guess=p is None))
+    return out, producers
+
+
+def _scalar(value, dtype: np.dtype, where: str):
+    if isinstance(value, np.ndarray):
+        value = value[()]
+    if isinstance(value, (bool, int, float, complex)):   # Python scalars are weak (NEP 50)
+        ok = _weak_fits(value, dtype)
+    elif isinstance(value, np.generic):
+        ok = np.can_cast(value.dtype, dtype, "same_kind")
+    else:
+        raise KernelArgumentError(f"{where} is a {dtype} scalar, but got {_describe(value)}")
+    if not ok:
+        raise KernelArgumentError(f"{where} is a {dtype} scalar; {_describe(value)} does not "
+                                  "convert to it without changing kind")
+    try:
+        return dtype.type(value)
+    except OverflowError as e:
+        raise KernelArgumentError(f"{where}: {_describe(value)} does not fit in {dtype} ({e})") from None
+
+
+def _weak_fits(value, dtype: np.dtype) -> bool:
+    kind = dtype.kind
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return kind in "iufcb" and (kind != "b" or value in (0, 1))
+    if isinstance(value, float):
+        return kind in "fc"
+    return kind == "c"
+
+
+def _opaque(value, size: int, where: str, guess: bool):
+    if guess and isinstance(value, (int, float)) and not isinstance(value, bool) and size in (4, 8):
+        if isinstance(value, int):
+            return _scalar(value, np.dtype(f"int{size * 8}"), where)
+        return _scalar(value, np.dtype(f"float{size * 8}"), where)
+    try:
+        raw = value.tobytes() if hasattr(value, "tobytes") else bytes(memoryview(value))
+    except TypeError:
+        raw = None
+    if raw is None or len(raw) != size:
+        got = f"{len(raw)} bytes" if raw is not None else _describe(value)
+        raise KernelArgumentError(
+            f"{where} is passed by value as {size} bytes; give a NumPy scalar or structured "
+            f"scalar, or a bytes-like object, of exactly that size (got {got})")
+    carrier = _OPAQUE_CARRIERS.get(size)
+    if carrier is None:
+        raise KernelArgumentError(
+            f"{where}: by-value parameters of {size} bytes are not supported (1, 2, 4, 8 or 16 "
+            "bytes are); pass the struct through a pointer")
+    return np.frombuffer(raw, dtype=carrier)[0]

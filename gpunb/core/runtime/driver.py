@@ -1,0 +1,286 @@
+"""The CUDA driver through cuda.core: device discovery, module loading, streams and launches.
+
+The first call that needs a GPU checks for one and, without one, raises
+:class:`~gpunb.GPUUnavailableError` naming what is missing. Errors from cuda.core and
+cuda.bindings are translated here into gpunb's exceptions.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from ..errors import GPUNBError, GPUUnavailableError
+
+_lock = threading.Lock()
+_state: dict = {}
+_modules: dict = {}
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    ordinal: int
+    name: str
+    compute_capability: tuple[int, int]
+    multiprocessor_count: int
+    total_memory: int
+    driver_version: tuple[int, int]
+
+    @property
+    def arch(self) -> str:
+        return f"sm_{self.compute_capability[0]}{self.compute_capability[1]}"
+
+
+def _driver_module():
+    from cuda.bindings import driver
+
+    return driver
+
+
+def driver_version() -> tuple[int, int] | None:
+    """The CUDA version the installed driver supports, or None without a driver."""
+    try:
+        _init()
+    except GPUUnavailableError:
+        return _state.get("driver_version")
+    return _state["driver_version"]
+
+
+def _init() -> None:
+    """cuInit once; raise GPUUnavailableError, naming the cause, if that is impossible."""
+    if not _state.get("ready"):
+        with _lock:
+            if not _state.get("ready") and "error" not in _state:
+                reason = _probe()
+                if reason is None:
+                    _state["ready"] = True
+                else:
+                    _state["error"] = reason
+        if "error" in _state:
+            raise GPUUnavailableError(_state["error"])
+
+
+def _probe() -> str | None:
+    try:
+        driver = _driver_module()
+        (err,) = driver.cuInit(0)
+    except RuntimeError:  # cuda-pathfinder could not load libcuda
+        return "no NVIDIA driver library (libcuda.so.1) was found on this machine"
+    R = driver.CUresult
+    if err == R.CUDA_ERROR_STUB_LIBRARY:
+        return ("only the CUDA driver's stub library was found (libcuda.so from a toolkit), "
+                "not a real NVIDIA driver")
+    if err == R.CUDA_ERROR_NO_DEVICE:
+        return "the NVIDIA driver is installed but reports no CUDA device"
+    if err == R.CUDA_ERROR_INSUFFICIENT_DRIVER:
+        return "the NVIDIA driver is too old for this CUDA version"
+    if err != R.CUDA_SUCCESS:
+        return f"the CUDA driver failed to initialise ({err.name})"
+    err, v = driver.cuDriverGetVersion()
+    _state["driver_version"] = (v // 1000, (v % 1000) // 10)
+    err, count = driver.cuDeviceGetCount()
+    if err != R.CUDA_SUCCESS or count == 0:
+        return "the NVIDIA driver is installed but reports no CUDA device"
+    from . import nvrtc
+
+    ident = nvrtc.identity()  # "nvrtc-13.5.37": read from metadata, NVRTC stays unloaded
+    try:
+        nv_major = int(ident.split("-")[1].split(".")[0])
+    except (IndexError, ValueError):
+        nv_major = 0
+    if _state["driver_version"][0] < nv_major:
+        dmaj, dmin = _state["driver_version"]
+        return (f"the NVIDIA driver supports CUDA {dmaj}.{dmin}, too old for the cubins of this "
+                f"NVRTC ({ident}); update the driver, or install an NVRTC wheel for CUDA {dmaj}")
+    return None
+
+
+def device(ordinal: int | None = None):
+    """The cuda.core Device, made current. Raises GPUUnavailableError without a GPU."""
+    _init()
+    from cuda.core import Device
+
+    dev = Device(ordinal) if ordinal is not None else Device()
+    dev.set_current()
+    return dev
+
+
+def device_info(ordinal: int | None = None) -> DeviceInfo:
+    key = ("info", ordinal)
+    if key not in _state:
+        dev = device(ordinal)
+        cc = dev.compute_capability
+        err, total = _driver_module().cuDeviceTotalMem(dev.device_id)
+        _state[key] = DeviceInfo(dev.device_id, dev.name, (cc.major, cc.minor),
+                                 dev.properties.multiprocessor_count, int(total),
+                                 _state["driver_version"])
+    return _state[key]
+
+
+def current_arch() -> str:
+    """The current device's architecture, e.g. ``'sm_90'``."""
+    return device_info().arch
+
+
+def load_kernel(key: str, cubin: bytes, symbol: str):
+    """The cuda.core Kernel ``symbol`` of a cubin, loading the module once per process."""
+    dev = device()
+    mod_key = (dev.device_id, key)
+    obj = _modules.get(mod_key)
+    if obj is None:
+        from cuda.core import ObjectCode
+
+        try:
+            obj = ObjectCode.from_cubin(cubin, name=key[:16])
+            kernel = obj.get_kernel(symbol)
+        except Exception as e:
+            raise _translate(e, f"loading kernel {symbol!r}") from e
+        _modules[mod_key] = obj
+        return kernel
+    try:
+        return obj.get_kernel(symbol)
+    except Exception as e:
+        raise _translate(e, f"loading kernel {symbol!r}") from e
+
+
+def as_stream(stream):
+    """A cuda.core Stream: the default stream for None; cuda.core streams as they are; objects
+    with ``__cuda_stream__`` (CuPy, PyTorch, ...) and CuPy-style ``.ptr`` handles wrapped."""
+    from cuda.core import Stream
+
+    if stream is None:
+        return device().default_stream
+    if isinstance(stream, Stream):
+        return stream
+    if hasattr(stream, "__cuda_stream__"):
+        return device().create_stream(stream)
+    ptr = getattr(stream, "ptr", stream)
+    if isinstance(ptr, int) and not isinstance(ptr, bool):
+        return Stream.from_handle(ptr)
+    raise TypeError(f"stream must be None, a cuda.core Stream, an object with __cuda_stream__ "
+                    f"or a CuPy stream, not {type(stream).__name__}")
+
+
+_DEFAULT_HANDLES = (None, 0, 1, 2)  # CAI v3: 1 legacy default, 2 per-thread default
+
+
+def wait_for_producers(stream, producer_streams) -> None:
+    """Order ``stream`` after the streams that produced the array arguments (the
+    ``__cuda_array_interface__`` v3 'stream' field), as the protocol asks of consumers."""
+    mine = int(stream.handle)
+    for ptr in set(producer_streams):
+        if ptr == mine or (ptr in _DEFAULT_HANDLES and mine in _DEFAULT_HANDLES):
+            continue
+        from cuda.core import Stream
+
+        try:
+            stream.wait(Stream.from_handle(1 if ptr in _DEFAULT_HANDLES else ptr))
+        except Exception as e:
+            raise _translate(e, "stream ordering") from e
+
+
+def launch(kernel, grid, block, shared_mem: int, stream, args, producers=()) -> None:
+    """Launch a cuda.core Kernel with prepared arguments (ints for pointers, NumPy scalars)
+    on ``stream`` (anything :func:`as_stream` takes), after the ``producers`` streams."""
+    from cuda.core import LaunchConfig
+    from cuda.core import launch as _launch
+
+    stream = as_stream(stream)
+    if producers:
+        wait_for_producers(stream, producers)
+    try:
+        config = LaunchConfig(grid=grid, block=block, shmem_size=shared_mem)
+        _launch(stream, config, kernel, *args)
+    except (TypeError, ValueError):
+        raise
+    except Exception as e:
+        raise _translate(e, "kernel launch") from e
+
+
+def synchronize() -> None:
+    """Wait for all work on the current device."""
+    dev = device()
+    try:
+        dev.sync()
+    except Exception as e:
+        raise _translate(e, "device synchronize") from e
+
+
+def kernel_attributes(kernel) -> dict:
+    a = kernel.attributes
+    return {"registers": a.num_regs(), "shared_bytes": a.shared_size_bytes(),
+            "local_bytes": a.local_size_bytes(), "max_threads_per_block": a.max_threads_per_block()}
+
+
+def _translate(e: Exception, what: str) -> Exception:
+    if isinstance(e, GPUNBError):
+        return e
+    return GPUNBError(f"CUDA error during {what}: {e}")
+
+
+class DeviceArray:
+    """A minimal device buffer with ``__cuda_array_interface__`` (v3), used by the demo and the
+    benchmarks until gpunb's ndarray arrives. Allocated from cuda.core's default (pooled)
+    memory resource on the current device."""
+
+    def __init__(self, shape, dtype):
+        import numpy as np
+
+        self.shape = tuple(int(s) for s in (shape if isinstance(shape, tuple) else (shape,)))
+        self.dtype = np.dtype(dtype)
+        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        dev = device()
+        try:
+            self._buffer = dev.allocate(max(self.nbytes, 1))
+        except Exception as e:
+            raise _translate(e, f"allocating {self.nbytes} bytes") from e
+        self.ptr = int(self._buffer.handle)
+
+    @classmethod
+    def from_host(cls, array) -> "DeviceArray":
+        import numpy as np
+
+        host = np.ascontiguousarray(array)
+        out = cls(host.shape, host.dtype)
+        _check_drv(_driver_module().cuMemcpyHtoD(out.ptr, host.ctypes.data, host.nbytes), "copy to device")
+        return out
+
+    def get(self):
+        import numpy as np
+
+        host = np.empty(self.shape, self.dtype)
+        synchronize()
+        _check_drv(_driver_module().cuMemcpyDtoH(host.ctypes.data, self.ptr, self.nbytes), "copy to host")
+        return host
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr, False),
+                "version": 3, "strides": None, "stream": 1}
+
+
+def _check_drv(result, what: str):
+    err = result[0]
+    if int(err) != 0:
+        raise GPUNBError(f"CUDA error during {what}: {err.name}")
+    return result[1:]
+
+
+def time_ms(fn, *, repeat: int = 20, warmup: int = 3, stream=None) -> float:
+    """Median milliseconds of ``fn()`` over ``repeat`` runs, timed with CUDA events."""
+    import statistics
+
+    from cuda.core import EventOptions
+
+    s = as_stream(stream)
+    opts = EventOptions(enable_timing=True)
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        a = s.record(options=opts)
+        fn()
+        b = s.record(options=opts)
+        b.sync()
+        times.append(b - a)
+    return statistics.median(times)

@@ -1,0 +1,140 @@
+"""NVRTC through ``cuda.bindings.nvrtc``: version, supported archs, one compile.
+
+NVRTC comes from the ``nvidia-cuda-nvrtc`` wheel (found by cuda-pathfinder), so no CUDA toolkit
+and no host C++ compiler are ever needed.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from dataclasses import dataclass, field
+
+from ..errors import GPUNBError
+
+_identity_lock = threading.Lock()
+_identity: str | None = None
+
+
+def _nvrtc():
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as e:  # pragma: no cover - dependency missing
+        raise GPUNBError(
+            "cuda-bindings is not installed; install gpunb's dependencies (pip install gpunb)"
+        ) from e
+    return nvrtc
+
+
+def _check(result, what: str):
+    """Unpack a ``(nvrtcResult, *values)`` tuple, raising on failure."""
+    nvrtc = _nvrtc()
+    err, *values = result
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        _, msg = nvrtc.nvrtcGetErrorString(err)
+        raise GPUNBError(f"NVRTC {what} failed: {msg.decode(errors='replace')}")
+    return values[0] if len(values) == 1 else values
+
+
+@functools.lru_cache(maxsize=None)
+def version() -> tuple[int, int]:
+    """NVRTC's (major, minor) version. Loads the library."""
+    nvrtc = _nvrtc()
+    try:
+        major, minor = _check(nvrtc.nvrtcVersion(), "version query")
+    except RuntimeError as e:  # cuda-pathfinder found no libnvrtc
+        raise GPUNBError(
+            f"The NVRTC library could not be loaded ({e}). Install the 'nvidia-cuda-nvrtc' wheel "
+            "(a dependency of gpunb)."
+        ) from e
+    _reconcile_identity(major, minor)
+    return major, minor
+
+
+def _wheel_version() -> str | None:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("nvidia-cuda-nvrtc")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def identity() -> str:
+    """A short, path-free name of the NVRTC that compiles here, for cache keys.
+
+    Read from the wheel's metadata so that a cache hit never loads NVRTC; when no wheel is
+    installed, NVRTC itself is asked.
+    """
+    global _identity
+    if _identity is None:
+        with _identity_lock:
+            if _identity is None:
+                wheel = _wheel_version()
+                if wheel is not None:
+                    _identity = "nvrtc-" + wheel
+                else:
+                    major, minor = version()
+                    _identity = f"nvrtc-{major}.{minor}"
+    return _identity
+
+
+def _reconcile_identity(major: int, minor: int) -> None:
+    # A system NVRTC can shadow the wheel's (LD_LIBRARY_PATH, conda). Key by what really loaded.
+    global _identity
+    wheel = _wheel_version()
+    if wheel is None or wheel.split(".")[:2] != [str(major), str(minor)]:
+        _identity = f"nvrtc-{major}.{minor}"
+
+
+@functools.lru_cache(maxsize=None)
+def supported_archs() -> tuple[int, ...]:
+    """Compute capabilities this NVRTC can compile for, e.g. ``(75, 80, ..., 90, 100, 120)``."""
+    nvrtc = _nvrtc()
+    version()
+    return tuple(int(a) for a in _check(nvrtc.nvrtcGetSupportedArchs(), "supported-arch query"))
+
+
+@dataclass
+class NvrtcOutput:
+    ok: bool
+    log: str
+    cubin: bytes = b""
+    lowered_names: dict[str, str] = field(default_factory=dict)
+
+
+def compile_program(source: str, name: str, options: list[str], headers: dict[str, str],
+                    name_expressions: list[str]) -> NvrtcOutput:
+    """Compile ``source`` to a cubin. A rejected program returns ``ok=False`` with NVRTC's log."""
+    nvrtc = _nvrtc()
+    version()
+    prog = _check(nvrtc.nvrtcCreateProgram(
+        source.encode(), name.encode(), len(headers),
+        [v.encode() for v in headers.values()], [k.encode() for k in headers]), "program creation")
+    try:
+        for expr in name_expressions:
+            _check(nvrtc.nvrtcAddNameExpression(prog, expr.encode()), f"name expression {expr!r}")
+        opts = [o.encode() for o in options]
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        size = _check(nvrtc.nvrtcGetProgramLogSize(prog), "log query")
+        buf = b" " * size
+        _check(nvrtc.nvrtcGetProgramLog(prog, buf), "log query")
+        log = buf.rstrip(b"\x00").decode(errors="replace")
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            _, msg = nvrtc.nvrtcGetErrorString(err)
+            if not log.strip():
+                log = f"nvrtc: {msg.decode(errors='replace')}"
+            return NvrtcOutput(False, log)
+        size = _check(nvrtc.nvrtcGetCUBINSize(prog), "cubin size query")
+        if size == 0:
+            return NvrtcOutput(False, log + "\nnvrtc produced no cubin: name a real SM "
+                               "architecture (sm_XX), not a virtual one (compute_XX)")
+        cubin = b" " * size
+        _check(nvrtc.nvrtcGetCUBIN(prog, cubin), "cubin query")
+        lowered = {}
+        for expr in name_expressions:
+            lowered[expr] = _check(nvrtc.nvrtcGetLoweredName(prog, expr.encode()),
+                                   f"lowered name of {expr!r}").decode()
+        return NvrtcOutput(True, log, bytes(cubin), lowered)
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)

@@ -1,0 +1,1 @@
+"""IPython magics (``%%cuda``, ``%gpucache``): thin layers over gpunb's core."""

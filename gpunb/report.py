@@ -1,0 +1,127 @@
+"""Plain-text forms of gpunb's state (cache status, entry tables, system info), shared by the
+CLI and the IPython layer."""
+
+from __future__ import annotations
+
+import time
+
+
+def format_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def format_age(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            return f"{seconds / size:.0f} {unit}"
+    return f"{seconds:.0f} s"
+
+
+def status_text(stats: dict) -> str:
+    mode = " (memory only: the directory is not writable)" if stats.get("memory_only") else ""
+    hits = stats["memory_hits"] + stats["disk_hits"]
+    return "\n".join([
+        f"kernel cache: {stats['directory']}{mode}",
+        f"  entries: {stats['entries']}, {format_bytes(stats['bytes'])} of "
+        f"{format_bytes(stats['max_bytes'])} cap",
+        f"  this process: {hits} hits ({stats['memory_hits']} memory, {stats['disk_hits']} disk), "
+        f"{stats['misses']} misses, {stats['compiles']} compiles taking "
+        f"{stats['compile_seconds']:.2f} s" + (f", {stats['corrupted']} corrupted entries dropped"
+                                                if stats.get("corrupted") else ""),
+    ])
+
+
+SORT_FIELDS = ("last_used", "created", "compile_seconds", "bytes", "name")
+
+
+def sort_entries(entries: list[dict], field: str = "last_used", limit: int | None = None) -> list[dict]:
+    if field not in SORT_FIELDS:
+        raise ValueError(f"cannot sort by {field!r}; choose one of {', '.join(SORT_FIELDS)}")
+    rows = sorted(entries, key=lambda r: r.get(field) or 0 if field != "name" else r.get("name", ""),
+                  reverse=field != "name")
+    return rows[:limit] if limit is not None else rows
+
+
+def entries_table(entries: list[dict], now: float | None = None) -> str:
+    if not entries:
+        return "(the kernel cache is empty)"
+    now = time.time() if now is None else now
+    header = ("key", "kernels", "arch", "size", "compile", "created", "used")
+    rows = []
+    for r in entries:
+        kernels = ", ".join(r.get("kernels", ())) or "-"
+        rows.append((r["key"][:12], kernels if len(kernels) <= 40 else kernels[:37] + "...",
+                     r.get("arch", "?"), format_bytes(r.get("bytes", 0)),
+                     f"{r.get('compile_seconds', 0) * 1e3:.0f} ms",
+                     format_age(now - r.get("created", now)) + " ago",
+                     format_age(now - r.get("last_used", now)) + " ago"))
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(header), line("-" * w for w in widths)] + [line(r) for r in rows])
+
+
+def system_info() -> dict:
+    """Versions and the GPU (or why there is none), without failing on a machine without one."""
+    import importlib.metadata as md
+    import platform
+
+    import numpy
+
+    from . import __version__
+    from .core.cache import kernel_cache
+    from .core.errors import GPUNBError, GPUUnavailableError
+
+    def dist(name):
+        try:
+            return md.version(name)
+        except md.PackageNotFoundError:
+            return None
+
+    info = {"gpunb": __version__, "python": platform.python_version(), "numpy": numpy.__version__,
+            "cuda-core": dist("cuda-core"), "cuda-bindings": dist("cuda-bindings"),
+            "cuda-python": dist("cuda-python"), "nvidia-cuda-nvrtc": dist("nvidia-cuda-nvrtc"),
+            "cache_dir": str(kernel_cache().directory)}
+    from .core.runtime import driver, nvrtc
+
+    try:
+        info["nvrtc"] = "%d.%d" % nvrtc.version()
+        info["nvrtc_archs"] = ["sm_%d" % a for a in nvrtc.supported_archs()]
+    except GPUNBError as e:
+        info["nvrtc"] = None
+        info["nvrtc_error"] = str(e)
+    try:
+        d = driver.device_info()
+        info["driver"] = "%d.%d" % d.driver_version
+        info["gpu"] = {"name": d.name, "arch": d.arch, "multiprocessors": d.multiprocessor_count,
+                       "memory_bytes": d.total_memory}
+    except GPUUnavailableError as e:
+        v = driver.driver_version()
+        info["driver"] = "%d.%d" % v if v else None
+        info["gpu"] = None
+        info["gpu_unavailable"] = e.reason
+    return info
+
+
+def info_text(info: dict) -> str:
+    lines = [f"gpunb {info['gpunb']} (Python {info['python']}, NumPy {info['numpy']})",
+             f"cuda-python: cuda-core {info['cuda-core']}, cuda-bindings {info['cuda-bindings']}"
+             + (f", cuda-python {info['cuda-python']}" if info.get("cuda-python") else ""),
+             f"NVRTC: {info['nvrtc'] or 'unavailable: ' + info.get('nvrtc_error', '')}"
+             + (f" (wheel nvidia-cuda-nvrtc {info['nvidia-cuda-nvrtc']})" if info.get("nvidia-cuda-nvrtc") else "")]
+    if info.get("nvrtc_archs"):
+        lines.append(f"  compiles for: {' '.join(info['nvrtc_archs'])}")
+    lines.append(f"CUDA driver: {'CUDA ' + info['driver'] if info.get('driver') else 'none'}")
+    gpu = info.get("gpu")
+    if gpu:
+        lines.append(f"GPU: {gpu['name']} ({gpu['arch']}, {gpu['multiprocessors']} SMs, "
+                     f"{format_bytes(gpu['memory_bytes'])})")
+    else:
+        lines.append(f"GPU: none -- {info.get('gpu_unavailable')}")
+        lines.append("  (compiling for a named arch and the kernel cache still work)")
+    lines.append(f"kernel cache: {info['cache_dir']}")
+    return "\n".join(lines)
