@@ -66,20 +66,20 @@ def _probe() -> str | None:
         (err,) = driver.cuInit(0)
     except RuntimeError:  # cuda-pathfinder could not load libcuda
         return "no NVIDIA driver library (libcuda.so.1) was found on this machine"
-    R = driver.CUresult
-    if err == R.CUDA_ERROR_STUB_LIBRARY:
+    name = getattr(err, "name", str(err))
+    if name == "CUDA_ERROR_STUB_LIBRARY":
         return ("only the CUDA driver's stub library was found (libcuda.so from a toolkit), "
                 "not a real NVIDIA driver")
-    if err == R.CUDA_ERROR_NO_DEVICE:
+    if name == "CUDA_ERROR_NO_DEVICE":
         return "the NVIDIA driver is installed but reports no CUDA device"
-    if err == R.CUDA_ERROR_INSUFFICIENT_DRIVER:
-        return "the NVIDIA driver is too old for this CUDA version"
-    if err != R.CUDA_SUCCESS:
-        return f"the CUDA driver failed to initialise ({err.name})"
+    if name in ("CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"):
+        return f"the NVIDIA driver is too old or mismatched for this CUDA version ({name})"
+    if name != "CUDA_SUCCESS":
+        return f"the CUDA driver failed to initialise ({name})"
     err, v = driver.cuDriverGetVersion()
     _state["driver_version"] = (v // 1000, (v % 1000) // 10)
     err, count = driver.cuDeviceGetCount()
-    if err != R.CUDA_SUCCESS or count == 0:
+    if int(err) != 0 or count == 0:
         return "the NVIDIA driver is installed but reports no CUDA device"
     from . import nvrtc
 
@@ -208,8 +208,14 @@ def synchronize() -> None:
 
 def kernel_attributes(kernel) -> dict:
     a = kernel.attributes
-    return {"registers": a.num_regs(), "shared_bytes": a.shared_size_bytes(),
-            "local_bytes": a.local_size_bytes(), "max_threads_per_block": a.max_threads_per_block()}
+
+    def read(name):  # properties in cuda-core 1.2, methods before
+        v = getattr(a, name)
+        return int(v() if callable(v) else v)
+
+    return {"registers": read("num_regs"), "shared_bytes": read("shared_size_bytes"),
+            "local_bytes": read("local_size_bytes"),
+            "max_threads_per_block": read("max_threads_per_block")}
 
 
 def _translate(e: Exception, what: str) -> Exception:
@@ -231,7 +237,7 @@ class DeviceArray:
         self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
         dev = device()
         try:
-            self._buffer = dev.allocate(max(self.nbytes, 1))
+            self._buffer = dev.allocate(max(self.nbytes, 1), stream=dev.default_stream)
         except Exception as e:
             raise _translate(e, f"allocating {self.nbytes} bytes") from e
         self.ptr = int(self._buffer.handle)
@@ -273,7 +279,7 @@ def time_ms(fn, *, repeat: int = 20, warmup: int = 3, stream=None) -> float:
     from cuda.core import EventOptions
 
     s = as_stream(stream)
-    opts = EventOptions(enable_timing=True)
+    opts = EventOptions(timing_enabled=True)
     for _ in range(warmup):
         fn()
     times = []
