@@ -44,14 +44,17 @@ def include_dirs(options) -> tuple[list[Path], list[str]]:
     return dirs, rest
 
 
-def header_digests(source: str, headers: dict[str, str], dirs: list[Path]) -> list[tuple[str, str]]:
+def header_digests(source: str, headers: dict[str, str], dirs: list[Path],
+                   origin: Path | None = None) -> list[tuple[str, str]]:
     """(include name, SHA-256 of its content) for every header the source reaches.
 
-    Headers NVRTC finds by itself (its built-ins) are covered by the NVRTC version in the key.
+    ``origin`` is the directory of the program's name, where NVRTC looks for quoted includes
+    first. Headers NVRTC finds by itself (its built-ins) are covered by the NVRTC version in the
+    key.
     Includes inside inactive ``#if`` branches are hashed too: harmless, and never too few.
     """
     found: dict[str, str] = {}
-    todo = [(source, None)]
+    todo = [(source, origin)]
     while todo:
         text, here = todo.pop()
         for quote, name in _INCLUDE_RE.findall(text):
@@ -73,7 +76,8 @@ def header_digests(source: str, headers: dict[str, str], dirs: list[Path]) -> li
     return sorted(found.items())
 
 
-def key_record(source: str, options, arch: str, name_expressions=(), headers=None) -> dict:
+def key_record(source: str, options, arch: str, name_expressions=(), headers=None,
+               name: str = "kernel.cu") -> dict:
     """Everything the key covers, as a JSON-able record. ``options`` are the final options."""
     from .runtime import nvrtc
 
@@ -84,14 +88,15 @@ def key_record(source: str, options, arch: str, name_expressions=(), headers=Non
         "arch": arch,
         "options": keyed,
         "source": source,
-        "headers": header_digests(source, dict(headers or {}), dirs),
+        "headers": header_digests(source, dict(headers or {}), dirs, Path(name).parent),
         "name_expressions": list(name_expressions),
     }
 
 
-def cache_key(source: str, options, arch: str, name_expressions=(), headers=None) -> str:
+def cache_key(source: str, options, arch: str, name_expressions=(), headers=None,
+              name: str = "kernel.cu") -> str:
     """The cache key (64 hex digits) of a program. ``options`` are the final NVRTC options."""
-    return _digest(key_record(source, options, arch, name_expressions, headers))
+    return _digest(key_record(source, options, arch, name_expressions, headers, name))
 
 
 def _digest(record: dict) -> str:
@@ -117,14 +122,14 @@ def compile_cached(source: str, options=(), arch=None, *, name: str = "kernel.cu
     cache = cache if cache is not None else kernel_cache()
     final, arch = nvrtc_options(options, arch)
     name_expressions = tuple(name_expressions)
-    record = key_record(source, final, arch, name_expressions, headers)
+    record = key_record(source, final, arch, name_expressions, headers, name)
     key = _digest(record)
-    what = display_name or ", ".join(kernel_names(source)[:4]) or name
     if not force:
         entry, level = cache.lookup(key)
         if entry is not None:
-            events.emit(events.CacheHit(key, what, level))
+            events.emit(events.CacheHit(key, display_name or entry.meta.get("name", name), level))
             return entry
+    what = display_name or ", ".join(kernel_names(source)[:4]) or name
     events.emit(events.CacheMiss(key, what))
     config = Config.from_env()
     events.emit(events.CompileStarted(key, what, arch))

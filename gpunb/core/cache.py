@@ -139,6 +139,10 @@ class KernelCache:
             except OSError as e:
                 self._store = None
                 self._degrade("use the cache directory", e)
+            except ImportError as e:   # a cuda-core older than 1.2 has no FileStreamProgramCache
+                self._store = None
+                self._degrade("open (cuda-core >= 1.2.2 is needed for the disk cache)",
+                              OSError(str(e)))
             self._opened = True
             return self._store
 
@@ -253,10 +257,13 @@ class KernelCache:
         return sorted(records.values(), key=lambda r: r.get("last_used", 0.0), reverse=True)
 
     def find(self, text: str) -> list[dict]:
-        """Entries whose key starts with ``text`` or that hold a kernel named ``text``."""
+        """Entries whose key starts with ``text`` or that hold a kernel named ``text`` (its
+        symbol, its C++ name or a name expression)."""
+        from .signature import demangled_base
+
         return [r for r in self.entries()
-                if r["key"].startswith(text) or text in r.get("kernels", ())
-                or text in r.get("name_expressions", {})]
+                if r["key"].startswith(text) or text in r.get("name_expressions", {})
+                or any(k == text or demangled_base(k) == text for k in r.get("kernels", ()))]
 
     def stats(self) -> dict:
         """Counters of this process plus the cache's current size.

@@ -79,11 +79,8 @@ def nvrtc_options(options, arch) -> tuple[list[str], str]:
 
         arch = driver.current_arch()
     arch = normalize_arch(arch)
-    std, _ = _split_option(rest, _STD_OPTS)
-    final = list(rest)
-    if std is None:
-        final.insert(0, f"-std={DEFAULT_STD}")
-    final.append(f"--gpu-architecture={arch}")
+    std, rest = _split_option(rest, _STD_OPTS)
+    final = [f"-std={std or DEFAULT_STD}", *rest, f"--gpu-architecture={arch}"]
     return final, arch
 
 
@@ -178,6 +175,7 @@ def render_compile_error(err: CompileError, context: int = 2) -> str:
             mark = ">" if k in marks else " "
             out.append(f"{mark} {k + err.line_offset:>{width}} | {src[k - 1]}")
             if k in marks and marks[k] is not None:
-                out.append(" " * (width + 3) + "| " + " " * marks[k] + "^")
+                pad = "".join(c if c == "\t" else " " for c in src[k - 1][:marks[k]])
+                out.append(" " * (width + 3) + "| " + pad + "^")
             prev = k
     return "\n".join(out)

@@ -6,6 +6,7 @@ here; the cache creates it on first use.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ def _parse_bytes(name: str, text: str) -> int:
         scale, s = units[s[-1]], s[:-1]
     try:
         value = int(float(s) * scale)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise ValueError(f"{name}={text!r} is not a size in bytes (examples: 2147483648, 512M, 2G)") from None
     if value <= 0:
         raise ValueError(f"{name}={text!r}: the cache size cap must be positive")
@@ -62,9 +63,9 @@ class Config:
         if not isinstance(self.cache_max_bytes, int) or self.cache_max_bytes <= 0:
             raise ValueError(f"cache_max_bytes must be a positive int, got {self.cache_max_bytes!r}")
         s = self.slow_compile_seconds
-        if s is not None and (not isinstance(s, (int, float)) or s < 0):
+        if s is not None and (not isinstance(s, (int, float)) or not s >= 0):
             raise ValueError(f"slow_compile_seconds must be >= 0 or None, got {s!r}")
-        if s == 0:
+        if s == 0 or s == math.inf:
             object.__setattr__(self, "slow_compile_seconds", None)
 
     @classmethod
@@ -83,9 +84,12 @@ class Config:
                 try:
                     slow = float(text)
                 except ValueError:
+                    slow = math.nan
+                if math.isnan(slow):
                     raise ValueError(
-                        f"GPUNB_SLOW_COMPILE_SECONDS={text!r} is not a number of seconds or 'off'"
-                    ) from None
-                if slow < 0:
+                        f"GPUNB_SLOW_COMPILE_SECONDS={text!r} is not a number of seconds or 'off'")
+                if math.isinf(slow):
+                    slow = None
+                elif slow < 0:
                     raise ValueError(f"GPUNB_SLOW_COMPILE_SECONDS={text!r} must not be negative")
         return cls(Path(cache_dir), max_bytes, slow)

@@ -93,6 +93,9 @@ def read_kernels(data: bytes) -> dict[str, KernelInfo]:
                             target[symbols[sym]] = value
         kernels = {}
         shared = {n[len(".nv.shared."):]: h[5] for n, h in sections if n.startswith(".nv.shared.")}
+        # From sm_90 each kernel's shared section also spans the 1 KiB block-reserved area
+        # (.nv.shared.reserved.*); the driver's static shared size leaves it out, and so do we.
+        reserved = 1024 if any(n.startswith(".nv.shared.reserved.") for n, _ in sections) else 0
         for name, h in sections:
             if not name.startswith(".nv.info."):
                 continue
@@ -105,9 +108,10 @@ def read_kernels(data: bytes) -> dict[str, KernelInfo]:
             params.sort()
             kernels[kname] = KernelInfo(
                 kname, tuple(p[2] for p in params), tuple(p[1] for p in params),
-                regs.get(kname), shared.get(kname, 0), frames.get(kname, 0))
+                regs.get(kname), max(0, shared.get(kname, 0) - reserved) if kname in shared else 0,
+                frames.get(kname, 0))
         return kernels
-    except (struct.error, IndexError, ValueError) as e:
+    except (struct.error, IndexError, ValueError, OverflowError) as e:
         if isinstance(e, CubinFormatError):
             raise
         raise CubinFormatError(f"malformed cubin: {e}") from e

@@ -314,6 +314,10 @@ def _scalar(value, dtype: np.dtype, where: str):
         ok = _weak_fits(value, dtype)
     elif isinstance(value, np.generic):
         ok = np.can_cast(value.dtype, dtype, "same_kind")
+        if ok and dtype.kind in "iu" and value.dtype.kind in "iub":
+            info = np.iinfo(dtype)     # NumPy wraps integer scalars silently: check the range
+            if not info.min <= int(value) <= info.max:
+                raise KernelArgumentError(f"{where}: {_describe(value)} does not fit in {dtype}")
     else:
         raise KernelArgumentError(f"{where} is a {dtype} scalar, but got {_describe(value)}")
     if not ok:

@@ -101,9 +101,20 @@ def _param(decl: str, subst: dict[str, str]) -> Param:
 _GLOBAL_RE = re.compile(r"__global__")
 
 
+_ATTR_RE = re.compile(r"\b(?:__launch_bounds__|__maxnreg__|__cluster_dims__)\s*\(")
+
+
+def _strip_attributes(src: str) -> str:
+    """Remove ``__launch_bounds__(...)`` and kin, which sit between ``__global__`` and the name."""
+    while (m := _ATTR_RE.search(src)) is not None:
+        end = _balanced(src, m.end() - 1, "(", ")")
+        src = src[:m.start()] + " " + (src[end:] if end > 0 else src[m.end():])
+    return src
+
+
 def kernel_declarations(source: str) -> dict[str, list[tuple[list[str], list[str]]]]:
     """Map kernel name to its declarations: (template parameter names, parameter texts)."""
-    src = _strip_comments(source)
+    src = _strip_attributes(_strip_comments(source))
     found: dict[str, list[tuple[list[str], list[str]]]] = {}
     for m in _GLOBAL_RE.finditer(src):
         paren = src.find("(", m.end())

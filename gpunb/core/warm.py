@@ -28,6 +28,7 @@ class ModuleSpec:
     source: str
     options: tuple[str, ...] = ()
     name_expressions: tuple[str, ...] = ()
+    program_name: str = "kernel.cu"   # what NVRTC's log lines start with
 
     def __post_init__(self):
         object.__setattr__(self, "options", check_options(self.options))
@@ -36,7 +37,7 @@ class ModuleSpec:
     @classmethod
     def from_file(cls, path, options=()) -> "ModuleSpec":
         p = Path(path)
-        return cls(p.name, p.read_text(), tuple(options) + (f"-I{p.parent}",))
+        return cls(p.name, p.read_text(), tuple(options) + (f"-I{p.parent}",), program_name=p.name)
 
 
 _standard: dict[str, ModuleSpec] = {}
@@ -75,7 +76,7 @@ def _compile_one(spec: ModuleSpec, arch: str, cache_dir: str, max_bytes: int):
     cache = KernelCache(cache_dir, max_bytes)
     try:
         entry = compile_cached(spec.source, spec.options, arch, name_expressions=spec.name_expressions,
-                               display_name=spec.name, cache=cache)
+                               display_name=spec.name, cache=cache, name=spec.program_name)
     except CompileError as e:
         return spec.name, False, 0.0, str(e)
     return spec.name, True, float(entry.meta.get("compile_seconds", 0.0)), None
@@ -100,7 +101,7 @@ def warm(modules=None, arch=None, *, jobs: int | None = None, standard: bool = T
     todo = []
     for spec in specs:
         final, _ = nvrtc_options(spec.options, arch)
-        key = cache_key(spec.source, final, arch, spec.name_expressions)
+        key = cache_key(spec.source, final, arch, spec.name_expressions, name=spec.program_name)
         if cache.get(key) is not None:
             report.cached.append(spec.name)
             events.emit(events.BatchProgress(what, len(report.cached), len(specs), spec.name, True, True))

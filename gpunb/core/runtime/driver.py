@@ -15,6 +15,8 @@ from ..errors import GPUNBError, GPUUnavailableError
 _lock = threading.Lock()
 _state: dict = {}
 _modules: dict = {}
+_kernels: dict = {}      # (device id, cache key, symbol) -> Kernel: the launch path's one lookup
+_configs: dict = {}      # (grid, block, shared bytes) -> LaunchConfig
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,7 @@ def device(ordinal: int | None = None):
 
     dev = Device(ordinal) if ordinal is not None else Device()
     dev.set_current()
+    _state["device_id"] = dev.device_id
     return dev
 
 
@@ -124,23 +127,22 @@ def current_arch() -> str:
 
 def load_kernel(key: str, cubin: bytes, symbol: str):
     """The cuda.core Kernel ``symbol`` of a cubin, loading the module once per process."""
-    dev = device()
-    mod_key = (dev.device_id, key)
-    obj = _modules.get(mod_key)
-    if obj is None:
-        from cuda.core import ObjectCode
-
-        try:
-            obj = ObjectCode.from_cubin(cubin, name=key[:16])
-            kernel = obj.get_kernel(symbol)
-        except Exception as e:
-            raise _translate(e, f"loading kernel {symbol!r}") from e
-        _modules[mod_key] = obj
+    kernel = _kernels.get((_state.get("device_id"), key, symbol))
+    if kernel is not None:
         return kernel
+    dev = device()
+    obj = _modules.get((dev.device_id, key))
     try:
-        return obj.get_kernel(symbol)
+        if obj is None:
+            from cuda.core import ObjectCode
+
+            obj = ObjectCode.from_cubin(cubin, name=key[:16])
+        kernel = obj.get_kernel(symbol)
     except Exception as e:
         raise _translate(e, f"loading kernel {symbol!r}") from e
+    _modules[(dev.device_id, key)] = obj
+    _kernels[(dev.device_id, key, symbol)] = kernel
+    return kernel
 
 
 def as_stream(stream):
@@ -149,7 +151,11 @@ def as_stream(stream):
     from cuda.core import Stream
 
     if stream is None:
-        return device().default_stream
+        default = _state.get(("default_stream", _state.get("device_id")))
+        if default is None:
+            dev = device()
+            default = _state[("default_stream", dev.device_id)] = dev.default_stream
+        return default
     if isinstance(stream, Stream):
         return stream
     if hasattr(stream, "__cuda_stream__"):
@@ -182,14 +188,18 @@ def wait_for_producers(stream, producer_streams) -> None:
 def launch(kernel, grid, block, shared_mem: int, stream, args, producers=()) -> None:
     """Launch a cuda.core Kernel with prepared arguments (ints for pointers, NumPy scalars)
     on ``stream`` (anything :func:`as_stream` takes), after the ``producers`` streams."""
-    from cuda.core import LaunchConfig
     from cuda.core import launch as _launch
 
     stream = as_stream(stream)
     if producers:
         wait_for_producers(stream, producers)
+    config = _configs.get((grid, block, shared_mem))
+    if config is None:
+        from cuda.core import LaunchConfig
+
+        config = _configs[(grid, block, shared_mem)] = LaunchConfig(
+            grid=grid, block=block, shmem_size=shared_mem)
     try:
-        config = LaunchConfig(grid=grid, block=block, shmem_size=shared_mem)
         _launch(stream, config, kernel, *args)
     except (TypeError, ValueError):
         raise

@@ -1,0 +1,436 @@
+"""RawModule / RawKernel on a machine without a GPU: lazy compile, lookup, argument checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gpunb
+from gpunb import GPUUnavailableError, KernelArgumentError
+from gpunb.core.cache import kernel_cache
+from gpunb.core.cubin import KernelInfo
+
+ARCH = "sm_90"
+
+SRC = r"""
+struct Pair { float x, y; };
+extern "C" __global__ void many(const float* a, double* b, int n, float f, Pair p) {
+    b[threadIdx.x] = a[threadIdx.x] * f + n + p.x + p.y;
+}
+template <typename T>
+__global__ void axpy(T alpha, const T* x, T* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] += alpha * x[i];
+}
+__global__ void cpp_only(int* out) { out[0] = 1; }
+extern "C" __global__ void small(unsigned char u8, short i16, unsigned u32, long long i64,
+                                 double f64, bool flag) {}
+"""
+EXPRS = ["axpy<float>", "axpy<double>"]
+PAIR = np.dtype([("x", "<f4"), ("y", "<f4")])
+
+
+class FakeDeviceArray:
+    """Just enough of a GPU array: __cuda_array_interface__ v3."""
+
+    def __init__(self, ptr=0x1000, stream=None):
+        self.__cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (ptr, False),
+                                         "version": 3, "strides": None, "stream": stream}
+
+
+def stats():
+    return kernel_cache().stats()
+
+
+@pytest.fixture
+def mod(cache_dir):
+    return gpunb.RawModule(code=SRC, name_expressions=EXPRS).compile(arch=ARCH)
+
+
+@pytest.fixture
+def many(mod):
+    return mod.get_function("many")
+
+
+def good_many_args():
+    return [FakeDeviceArray(0x1000), FakeDeviceArray(0x2000), 3, 1.5, np.zeros((), PAIR)]
+
+
+def prep(kernel, args):
+    return kernel.prepare_args(args, arch=ARCH)
+
+
+# -- lazy compile and the cache --------------------------------------------------------------
+
+def test_constructing_compiles_nothing(cache_dir):
+    m = gpunb.RawModule(code=SRC, name_expressions=EXPRS)
+    k = gpunb.RawKernel(SRC, "axpy<float>")
+    m.get_function("many")                   # looking up a name compiles nothing either
+    assert not cache_dir.exists()            # the cache is not even opened
+    s = stats()
+    assert s["compiles"] == 0 and s["misses"] == 0 and s["entries"] == 0
+    assert "axpy<float>" in k.module.name_expressions
+
+
+def test_compile_for_named_arch_compiles_and_caches(cache_dir):
+    m = gpunb.RawModule(code=SRC, name_expressions=EXPRS)
+    assert m.compile(arch=ARCH) is m
+    s = stats()
+    assert s["compiles"] == 1 and s["misses"] == 1 and s["entries"] == 1
+    assert m.cubin(ARCH).startswith(b"\x7fELF")
+    assert "many" in m.kernel_names(ARCH)
+
+    again = gpunb.RawModule(code=SRC, name_expressions=EXPRS).compile("sm_90")
+    s = stats()
+    assert s["compiles"] == 1 and s["memory_hits"] == 1
+    assert again.cubin("sm_90") == m.cubin(ARCH)
+    # the same module asked again does not even look in the cache
+    m.compile(ARCH)
+    assert stats()["memory_hits"] == 1
+
+
+def test_different_options_or_arch_compile_again(cache_dir):
+    gpunb.RawModule(code=SRC).compile(ARCH)
+    gpunb.RawModule(code=SRC, options=("-DX=1",)).compile(ARCH)
+    gpunb.RawModule(code=SRC).compile((8, 0))
+    assert stats()["compiles"] == 3
+
+
+def test_rawkernel_compile_and_info(cache_dir):
+    k = gpunb.RawKernel(SRC, "axpy<float>").compile(arch=ARCH)
+    info = k.info(ARCH)
+    assert isinstance(info, KernelInfo)
+    assert info.name.startswith("_Z")
+    assert info.param_sizes == (4, 8, 8, 4)
+    assert [p.kind for p in k.parameters(ARCH)] == ["scalar", "pointer", "pointer", "scalar"]
+    assert stats()["compiles"] == 1
+
+
+# -- get_function ----------------------------------------------------------------------------
+
+def test_get_function_by_extern_c_name(many):
+    assert many.name == "many"
+    assert many.info(ARCH).name == "many"
+    assert many.info(ARCH).param_sizes == (8, 8, 4, 4, 8)
+    assert [p.ctype for p in many.parameters(ARCH)] == [
+        "const float* a", "double* b", "int n", "float f", "Pair p"]
+
+
+def test_get_function_by_name_expression(mod):
+    f = mod.get_function("axpy<float>").info(ARCH)
+    d = mod.get_function("axpy<double>").info(ARCH)
+    lowered = mod.entry(ARCH).meta["name_expressions"]
+    assert f.name == lowered["axpy<float>"] and d.name == lowered["axpy<double>"]
+    assert f.param_sizes == (4, 8, 8, 4)
+    assert d.param_sizes == (8, 8, 8, 4)
+    assert [p.dtype for p in mod.get_function("axpy<double>").parameters(ARCH)] == [
+        "float64", "float64", "float64", "int32"]
+
+
+def test_get_function_by_unique_plain_cpp_name(mod):
+    k = mod.get_function("cpp_only")
+    assert k.info(ARCH).name == "_Z8cpp_onlyPi"
+    assert [p.kind for p in k.parameters(ARCH)] == ["pointer"]
+
+
+def test_ambiguous_plain_cpp_name_asks_for_name_expressions(mod):
+    with pytest.raises(ValueError, match="name_expressions") as info:
+        mod.get_function("axpy").info(ARCH)
+    assert "axpy<float>" in str(info.value)
+
+
+def test_unknown_kernel_lists_available(mod):
+    with pytest.raises(ValueError) as info:
+        mod.get_function("nope").prepare_args([], arch=ARCH)
+    msg = str(info.value)
+    assert "'nope'" in msg
+    for name in ("many", "small", "axpy<float>", "axpy<double>", "_Z8cpp_onlyPi"):
+        assert name in msg
+
+
+def test_name_expression_not_instantiated(mod):
+    with pytest.raises(ValueError, match="name_expressions"):
+        mod.get_function("axpy<int>").info(ARCH)
+
+
+def test_get_function_is_cached_and_checks_type(mod):
+    assert mod.get_function("many") is mod.get_function("many")
+    with pytest.raises(TypeError):
+        mod.get_function(b"many")
+
+
+# -- argument checking -----------------------------------------------------------------------
+
+def test_good_arguments_convert(many):
+    out, producers = prep(many, [FakeDeviceArray(0x1000, stream=7), FakeDeviceArray(0x2000),
+                                 3, 1.5, np.zeros((), PAIR)])
+    assert out[:2] == [0x1000, 0x2000]
+    assert type(out[2]) is np.int32 and out[2] == 3
+    assert type(out[3]) is np.float32 and out[3] == 1.5
+    assert type(out[4]) is np.uint64 and out[4] == 0
+    assert producers == [7, None]
+
+
+def test_wrong_argument_count(many):
+    with pytest.raises(KernelArgumentError) as info:
+        prep(many, [FakeDeviceArray(), FakeDeviceArray()])
+    err = info.value
+    assert isinstance(err, TypeError) and isinstance(err, gpunb.GPUNBError)
+    msg = str(err)
+    assert "many(const float* a, double* b, int n, float f, Pair p)" in msg
+    assert "takes 5 arguments" in msg and "2 were given" in msg
+
+
+def test_python_int_for_pointer(many):
+    args = good_many_args()
+    args[1] = 0x2000
+    with pytest.raises(KernelArgumentError) as info:
+        prep(many, args)
+    msg = str(info.value)
+    assert "argument 1 of kernel many" in msg
+    assert "double* b" in msg
+    assert "pointer" in msg and "__cuda_array_interface__" in msg
+
+
+def test_host_numpy_array_for_pointer(many):
+    args = good_many_args()
+    args[0] = np.zeros(4, np.float32)
+    with pytest.raises(KernelArgumentError) as info:
+        prep(many, args)
+    msg = str(info.value)
+    assert "argument 0" in msg and "const float* a" in msg
+    assert "host memory" in msg
+
+
+def test_cuda_array_interface_converts_to_address(many):
+    args = good_many_args()
+    args[0] = FakeDeviceArray(0xABC000, stream=2)
+    out, producers = prep(many, args)
+    assert out[0] == 0xABC000 and type(out[0]) is int
+    assert producers[0] == 2
+
+
+def test_none_for_pointer_is_null(many):
+    args = good_many_args()
+    args[0] = args[1] = None
+    out, producers = prep(many, args)
+    assert out[:2] == [0, 0]
+    assert producers == []
+
+
+def test_float_for_int_parameter(many):
+    args = good_many_args()
+    args[2] = 3.0
+    with pytest.raises(KernelArgumentError) as info:
+        prep(many, args)
+    assert "argument 2" in str(info.value) and "int n" in str(info.value)
+
+
+def test_int_for_float_parameter_becomes_float32(many):
+    args = good_many_args()
+    args[3] = 2
+    out, _ = prep(many, args)
+    assert type(out[3]) is np.float32 and out[3] == 2.0
+
+
+@pytest.mark.parametrize("value", [2**31, -2**31 - 1, 10**30])
+def test_python_int_too_big_for_int32(many, value):
+    args = good_many_args()
+    args[2] = value
+    with pytest.raises(KernelArgumentError, match="does not fit in int32"):
+        prep(many, args)
+
+
+def test_int32_limits_accepted(many):
+    for v in (2**31 - 1, -2**31):
+        args = good_many_args()
+        args[2] = v
+        assert prep(many, args)[0][2] == v
+
+
+def test_numpy_int64_too_big_for_int32(many):
+    # np.prod(shape) and friends give NumPy int64s; one that does not fit must not wrap to 0.
+    args = good_many_args()
+    args[2] = np.int64(2**40)
+    with pytest.raises(KernelArgumentError, match="int32"):
+        prep(many, args)
+
+
+def test_numpy_scalars_convert_within_kind(many):
+    args = good_many_args()
+    args[2], args[3] = np.int16(-5), np.float64(2.5)
+    out, _ = prep(many, args)
+    assert type(out[2]) is np.int32 and out[2] == -5
+    assert type(out[3]) is np.float32 and out[3] == 2.5
+
+
+def test_numpy_float_for_int_parameter_rejected(many):
+    args = good_many_args()
+    args[2] = np.float32(3)
+    with pytest.raises(KernelArgumentError, match="argument 2"):
+        prep(many, args)
+
+
+def test_struct_by_value(many):
+    rec = np.array((1.5, -2.0), dtype=PAIR)[()]
+    args = good_many_args()
+    args[4] = rec
+    out, _ = prep(many, args)
+    assert out[4].tobytes() == rec.tobytes()
+    args[4] = b"\x01\x02\x03\x04\x05\x06\x07\x08"
+    out, _ = prep(many, args)
+    assert out[4].tobytes() == b"\x01\x02\x03\x04\x05\x06\x07\x08"
+
+
+@pytest.mark.parametrize("value", [b"1234", b"123456789", np.zeros((), [("x", "<f8"), ("y", "<f8")]),
+                                   np.float32(1.0), "eightbyt", 1.5])
+def test_struct_by_value_wrong_size_or_type(many, value):
+    args = good_many_args()
+    args[4] = value
+    with pytest.raises(KernelArgumentError) as info:
+        prep(many, args)
+    msg = str(info.value)
+    assert "argument 4" in msg and "Pair p" in msg and "8 bytes" in msg
+
+
+@pytest.mark.parametrize("value", [np.zeros(3, np.int32), FakeDeviceArray()])
+def test_array_for_scalar(many, value):
+    args = good_many_args()
+    args[2] = value
+    with pytest.raises(KernelArgumentError) as info:
+        prep(many, args)
+    assert "argument 2" in str(info.value) and "scalar" in str(info.value)
+
+
+def test_zero_dim_array_for_scalar_is_a_scalar(many):
+    args = good_many_args()
+    args[2] = np.array(7, np.int32)
+    assert prep(many, args)[0][2] == 7
+
+
+def test_more_scalar_types(mod):
+    k = mod.get_function("small")
+    out, _ = prep(k, [255, -3, 2**32 - 1, -2**63, 1, True])
+    assert [type(v) for v in out] == [np.uint8, np.int16, np.uint32, np.int64, np.float64, np.bool_]
+    for i, bad in ((0, 256), (0, -1), (2, -1), (1, 2**15)):
+        args = [255, -3, 2**32 - 1, -2**63, 1, True]
+        args[i] = bad
+        with pytest.raises(KernelArgumentError, match=f"argument {i}"):
+            prep(k, args)
+    with pytest.raises(KernelArgumentError, match="argument 5"):
+        prep(k, [1, 1, 1, 1, 1.0, 2])      # 2 is not a bool
+
+
+def test_template_argument_types(mod):
+    k = mod.get_function("axpy<double>")
+    out, _ = prep(k, [2, FakeDeviceArray(), FakeDeviceArray(), 10])
+    assert type(out[0]) is np.float64
+
+
+def test_launch_bounds_kernel_still_checks_pointers(cache_dir):
+    src = ('extern "C" __global__ void __launch_bounds__(256) scale(float* x, int n) '
+           '{ x[threadIdx.x] *= n; }\n')
+    k = gpunb.RawModule(code=src).get_function("scale")
+    with pytest.raises(KernelArgumentError, match="pointer"):
+        k.prepare_args([0x1000, 4], arch=ARCH)
+
+
+# -- launching without a GPU, bad launch parameters ------------------------------------------
+
+@pytest.fixture
+def no_gpu():
+    from gpunb.core.runtime import driver
+
+    try:
+        driver.device_info()
+    except GPUUnavailableError as e:
+        return e.reason
+    pytest.skip("a usable GPU is present")
+
+
+def test_call_without_gpu_raises(many, no_gpu):
+    with pytest.raises(GPUUnavailableError) as info:
+        many((1,), (32,), tuple(good_many_args()))
+    assert info.value.reason == no_gpu
+
+
+@pytest.mark.parametrize("grid, block", [
+    (0, 32), ((1,), 0), ((1, 1, 1, 1), (32,)), ((1,), (1, 1, 1, 1)), (-1, 32), ((2, -1), 32),
+    ((), 32), ((1,), (32.0,)),
+])
+def test_bad_grid_or_block(many, grid, block):
+    with pytest.raises(ValueError, match="grid|block"):
+        many(grid, block, tuple(good_many_args()))
+
+
+def test_non_int_grid_rejected(many):
+    with pytest.raises((TypeError, ValueError), match="grid|iterable"):
+        many(1.5, 32, tuple(good_many_args()))
+
+
+def test_bad_args_container_and_shared_mem(many):
+    with pytest.raises(TypeError, match="args"):
+        many((1,), (32,), 5)
+    with pytest.raises(ValueError, match="shared_mem"):
+        many((1,), (32,), tuple(good_many_args()), shared_mem=-1)
+
+
+# -- construction errors and precompiled cubins ----------------------------------------------
+
+def test_only_nvrtc_backend():
+    with pytest.raises(ValueError, match="nvrtc"):
+        gpunb.RawModule(code=SRC, backend="nvcc")
+    with pytest.raises(ValueError, match="nvrtc"):
+        gpunb.RawKernel(SRC, "many", backend="nvcc")
+
+
+def test_unsupported_and_bad_constructor_arguments():
+    with pytest.raises(ValueError, match="jitify"):
+        gpunb.RawModule(code=SRC, jitify=True)
+    with pytest.raises(TypeError, match="exactly one"):
+        gpunb.RawModule()
+    with pytest.raises(TypeError, match="exactly one"):
+        gpunb.RawModule(code=SRC, path="x.cubin")
+    with pytest.raises(TypeError, match="name_expressions"):
+        gpunb.RawModule(code=SRC, name_expressions="axpy<float>")
+    with pytest.raises(TypeError):
+        gpunb.RawModule(code=SRC, options="-DX=1")
+    with pytest.raises(TypeError):
+        gpunb.RawModule(code=b"bytes")
+    with pytest.raises(TypeError):
+        gpunb.RawKernel(SRC, 3)
+
+
+def test_cooperative_groups_adds_rdc():
+    m = gpunb.RawModule(code=SRC, enable_cooperative_groups=True)
+    assert "-rdc=true" in m.options
+
+
+def test_raw_module_from_cubin_file(tmp_path, cache_dir):
+    path = tmp_path / "many.cubin"
+    path.write_bytes(gpunb.compile(SRC, (), ARCH))
+    m = gpunb.RawModule(path=path)
+    assert "many" in m.kernel_names(ARCH)
+    k = m.get_function("many")
+    assert k.info(ARCH).param_sizes == (8, 8, 4, 4, 8)
+    assert k.parameters(ARCH) is None              # no source: sizes only
+    out, producers = k.prepare_args([FakeDeviceArray(0x1000, stream=3), FakeDeviceArray(0x2000),
+                                     3, 1.5, np.zeros((), PAIR)], arch=ARCH)
+    assert out[:2] == [0x1000, 0x2000] and producers == [3, None]
+    # without the source, 4-byte Python numbers are guessed by size
+    assert type(out[2]) is np.int32 and type(out[3]) is np.float32
+    with pytest.raises(KernelArgumentError, match="5 parameters"):
+        k.prepare_args([1, 2], arch=ARCH)
+    s = stats()
+    assert s["compiles"] == 0 and s["misses"] == 0
+    assert m.cubin(ARCH) == path.read_bytes()
+    assert "path=" in repr(m)
+
+
+def test_raw_module_from_garbage_file(tmp_path):
+    from gpunb.core.cubin import CubinFormatError
+
+    path = tmp_path / "junk.cubin"
+    path.write_bytes(b"definitely not a cubin")
+    with pytest.raises(CubinFormatError):
+        gpunb.RawModule(path=path).compile(ARCH)
