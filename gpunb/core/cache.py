@@ -131,8 +131,8 @@ class KernelCache:
             if self._opened:
                 return self._store
             try:
-                if not self.directory.exists():
-                    self.directory.mkdir(parents=True, mode=0o700)
+                # exist_ok: processes starting together race to create it (no exists() check)
+                self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
                 from .runtime.store import open_store
 
                 self._store = open_store(self.directory, self.max_bytes)

@@ -156,7 +156,7 @@ def render_compile_error(err: CompileError, context: int = 2) -> str:
     locs = parse_log_locations(err.log, err.name, err.source)
     n_err = len(locs)
     head = (f"NVRTC could not compile {err.name}"
-            + (f" ({n_err} error{'s' if n_err != 1 else ''})" if n_err else ""))
+            + (f" ({n_err} error{'' if n_err == 1 else 's'})" if n_err else ""))
     out = [head, "", err.log, "", "options: " + " ".join(err.options)]
     if locs and src:
         out += ["", "source:"]

@@ -17,14 +17,26 @@ from .cache import CacheEntry
 from .compiler import check_options, normalize_arch
 from .cubin import KernelInfo, read_kernels
 from .errors import KernelArgumentError
+from .runtime import driver  # imports no CUDA module until a function in it is called
 from .signature import Param, demangled_base, signature
 
 
+_checked_dims: dict = {}   # grid/block values already validated: the launch path's fast lookup
+
+
 def _dims(value, what: str) -> tuple[int, ...]:
+    # 32.0 == 32 as a dict key, so the cache answers only for exact ints.
+    if type(value) is int or (type(value) is tuple and all(type(d) is int for d in value)):
+        dims = _checked_dims.get(value)
+        if dims is not None:
+            return dims
     dims = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
     if not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) and d >= 1 for d in dims):
         raise ValueError(f"{what} must be a positive int or a tuple of 1 to 3 positive ints, got {value!r}")
-    return tuple(int(d) for d in dims)
+    dims = tuple(int(d) for d in dims)
+    if isinstance(value, (int, tuple)) and len(_checked_dims) < 4096:
+        _checked_dims[value] = dims
+    return dims
 
 
 class RawModule:
@@ -80,8 +92,6 @@ class RawModule:
     def _arch(self, arch) -> str:
         if arch is not None:
             return normalize_arch(arch)
-        from .runtime import driver
-
         return driver.current_arch()
 
     def compile(self, arch=None, *, force: bool = False) -> "RawModule":
@@ -94,6 +104,8 @@ class RawModule:
 
     def entry(self, arch=None, *, force: bool = False) -> CacheEntry:
         """The cache entry (cubin and metadata) for ``arch``."""
+        if not force and arch in self._entries:
+            return self._entries[arch]
         arch = self._arch(arch)
         if force or arch not in self._entries:
             if self.path is not None:
@@ -179,6 +191,7 @@ class RawKernel:
         self.module = module
         self.name = name
         self._resolved: dict[str, tuple] = {}
+        self._launchable: dict[str, tuple] = {}   # arch -> (kernel, info, params)
 
     code = property(lambda self: self.module.code)
     options = property(lambda self: self.module.options)
@@ -210,13 +223,9 @@ class RawKernel:
     def attributes(self) -> dict:
         """Registers, shared and local bytes, and the block size limit, as the driver reports
         them for the current device."""
-        from .runtime import driver
-
         return driver.kernel_attributes(self._kernel())
 
     def _kernel(self):
-        from .runtime import driver
-
         arch = driver.current_arch()
         symbol, _, _ = self._resolve(arch)
         entry = self.module.entry(arch)
@@ -232,8 +241,6 @@ class RawKernel:
         return prepare_args(self.name, info, params, args)
 
     def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None) -> None:
-        from .runtime import driver
-
         grid = _dims(grid, "grid")
         block = _dims(block, "block")
         if not isinstance(args, (tuple, list)):
@@ -241,15 +248,22 @@ class RawKernel:
         if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
             raise ValueError(f"shared_mem must be a non-negative int, got {shared_mem!r}")
         arch = driver.current_arch()
-        symbol, info, params = self._resolve(arch)
+        ready = self._launchable.get(arch)
+        if ready is None:
+            symbol, info, params = self._resolve(arch)
+            entry = self.module.entry(arch)
+            ready = (driver.load_kernel(entry.key, entry.cubin, symbol), info, params)
+            self._launchable[arch] = ready
+        kernel, info, params = ready
         converted, producers = prepare_args(self.name, info, params, args)
-        entry = self.module.entry(arch)
-        kernel = driver.load_kernel(entry.key, entry.cubin, symbol)
         driver.launch(kernel, grid, block, int(shared_mem), stream, converted, producers)
 
 
 # -- argument conversion --------------------------------------------------------------------
 
+_DTYPES = {n: np.dtype(n) for n in ("int8", "int16", "int32", "int64",
+                                     "uint8", "uint16", "uint32", "uint64")}
+_INT_RANGES = {n: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for n, d in _DTYPES.items()}
 _OPAQUE_CARRIERS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.complex128}
 
 
@@ -275,12 +289,28 @@ def prepare_args(kname: str, info: KernelInfo, params: list[Param] | None, args)
     sizes = info.param_sizes
     if len(args) != len(sizes):
         sig = ", ".join(p.ctype for p in params) if params else f"{len(sizes)} parameters"
+        # (no "!=" inside f-string fields: CPython 3.12.3 drops the space before such a field)
+        plural = "" if len(sizes) == 1 else "s"
+        verb = "was" if len(args) == 1 else "were"
         raise KernelArgumentError(
-            f"kernel {kname}({sig}) takes {len(sizes)} argument{'s' if len(sizes) != 1 else ''}, "
-            f"but {len(args)} {'were' if len(args) != 1 else 'was'} given")
+            f"kernel {kname}({sig}) takes {len(sizes)} argument{plural}, "
+            f"but {len(args)} {verb} given")
     out, producers = [], []
     for i, (value, size) in enumerate(zip(args, sizes)):
         p = params[i] if params else None
+        if p is not None:
+            # Fast paths for the common cases; anything unusual takes the checked path below.
+            if p.kind == "pointer":
+                cai = getattr(value, "__cuda_array_interface__", None)
+                if cai is not None:
+                    out.append(cai["data"][0])
+                    producers.append(cai.get("stream"))
+                    continue
+            elif p.kind == "scalar" and type(value) is int:
+                bounds = _INT_RANGES.get(p.dtype)
+                if bounds is not None and bounds[0] <= value <= bounds[1]:
+                    out.append(_DTYPES[p.dtype].type(value))
+                    continue
         where = f"argument {i} of kernel {kname}" + (f" ({p.ctype})" if p else f" ({size}-byte parameter)")
         ptr = _device_pointer(value)
         if p is not None and p.kind == "pointer" or (p is None and ptr is not None):

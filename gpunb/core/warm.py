@@ -96,7 +96,7 @@ def warm(modules=None, arch=None, *, jobs: int | None = None, standard: bool = T
     cache = kernel_cache()
     report = WarmReport(arch, total=len(specs))
     start = time.perf_counter()
-    what = f"{len(specs)} module{'s' if len(specs) != 1 else ''} for {arch}"
+    what = f"{len(specs)} module{'' if len(specs) == 1 else 's'} for {arch}"
     events.emit(events.BatchStarted(what, len(specs)))
     todo = []
     for spec in specs:

@@ -190,8 +190,10 @@ def launch(kernel, grid, block, shared_mem: int, stream, args, producers=()) -> 
     on ``stream`` (anything :func:`as_stream` takes), after the ``producers`` streams."""
     from cuda.core import launch as _launch
 
+    on_default = stream is None
     stream = as_stream(stream)
-    if producers:
+    # Arrays made on a default stream need no wait before a launch on the default stream.
+    if producers and not (on_default and all(p in _DEFAULT_HANDLES for p in producers)):
         wait_for_producers(stream, producers)
     config = _configs.get((grid, block, shared_mem))
     if config is None:
