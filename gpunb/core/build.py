@@ -110,6 +110,27 @@ def kernel_names(source: str) -> list[str]:
     return list(kernel_declarations(source))
 
 
+def describe_kernels(source: str, cubin: bytes, lowered: dict[str, str]):
+    """Each kernel's parameter layout and resources from the cubin, and the parameter types
+    of each kernel name and name expression from the source, stored with the entry so that a
+    cache hit parses nothing."""
+    from dataclasses import astuple
+
+    from .cubin import read_kernels
+    from .signature import demangled_base, kernel_declarations, signature
+
+    infos = read_kernels(cubin)
+    kernel_info = {s: list(astuple(i))[1:] for s, i in infos.items()}
+    names = {n for n, decls in kernel_declarations(source).items() if len(decls) == 1}
+    signatures = {}
+    for symbol, info in infos.items():
+        for name in {symbol, demangled_base(symbol)} & names | {e for e, s in lowered.items() if s == symbol}:
+            params = signature(source, name, len(info.param_sizes))
+            if params is not None:
+                signatures[name] = [astuple(p) for p in params]
+    return kernel_info, signatures
+
+
 def compile_cached(source: str, options=(), arch=None, *, name: str = "kernel.cu",
                    headers: dict[str, str] | None = None, name_expressions=(),
                    display_name: str | None = None, force: bool = False,
@@ -143,11 +164,12 @@ def compile_cached(source: str, options=(), arch=None, *, name: str = "kernel.cu
             events.emit(events.CompileFinished(key, what, arch, time.perf_counter() - start,
                                                error=e.log))
             raise
-    from .cubin import read_kernels
-
+    kernel_info, signatures = describe_kernels(source, prog.cubin, prog.lowered_names)
     meta = {
         "name": what,
-        "kernels": sorted(read_kernels(prog.cubin)),
+        "kernels": sorted(kernel_info),
+        "kernel_info": kernel_info,
+        "signatures": signatures,
         "name_expressions": prog.lowered_names,
         "source": source,
         "options": list(prog.options),

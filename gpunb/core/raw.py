@@ -39,6 +39,13 @@ def _dims(value, what: str) -> tuple[int, ...]:
     return dims
 
 
+_resolved: dict = {}   # (cache key, kernel name) -> (symbol, KernelInfo, params)
+
+
+def _tuple_or_int(v):
+    return tuple(v) if isinstance(v, list) else v
+
+
 class RawModule:
     """A CUDA C++ module compiled with NVRTC through the kernel cache.
 
@@ -136,7 +143,20 @@ class RawModule:
 
     def _resolve(self, name: str, arch: str) -> tuple[str, KernelInfo, list[Param] | None]:
         entry = self.entry(arch)
-        infos = read_kernels(entry.cubin)
+        # A cache key fixes both the source and the cubin, so the parse is shared by every
+        # RawKernel of that program (re-running a notebook cell builds new ones).
+        found = _resolved.get((entry.key, name))
+        if found is None:
+            found = _resolved[(entry.key, name)] = self._parse(entry, name)
+            if len(_resolved) > 4096:
+                _resolved.pop(next(iter(_resolved)))
+        return found
+
+    def _parse(self, entry: CacheEntry, name: str) -> tuple[str, KernelInfo, list[Param] | None]:
+        # Entries built by gpunb carry the parse (see build.describe_kernels); others are read.
+        stored = entry.meta.get("kernel_info")
+        infos = ({s: KernelInfo(s, *map(_tuple_or_int, v)) for s, v in stored.items()}
+                 if stored is not None else read_kernels(entry.cubin))
         lowered = entry.meta.get("name_expressions", {})
         symbol = lowered.get(name, name)
         if symbol not in infos:
@@ -150,6 +170,9 @@ class RawModule:
                 raise ValueError(f"no kernel {name!r} in this module{hint}; it has: "
                                  + (", ".join(known) or "no kernels"))
         info = infos[symbol]
+        sig = entry.meta.get("signatures", {}).get(name)
+        if sig is not None and len(sig) == len(info.param_sizes):
+            return symbol, info, [Param(*p) for p in sig]
         params = signature(self.code, name, len(info.param_sizes)) if self.code else None
         if params is None and self.code:
             params = signature(self.code, demangled_base(symbol), len(info.param_sizes))
