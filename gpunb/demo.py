@@ -1,36 +1,14 @@
 """``python -m gpunb demo``: a short kernel demo with timings, or, without a GPU, a compile demo.
 
-The demo kernels join the standard set that ``gpunb cache warm`` precompiles.
+The demo kernels are in the standard set that ``gpunb cache warm`` precompiles.
 """
 
 from __future__ import annotations
 
 import time
 
-from .core.warm import ModuleSpec, register_standard
+from .core.standard import DEMO_SOURCE
 
-DEMO_SOURCE = r"""
-extern "C" __global__ void vector_add(const float* __restrict__ a, const float* __restrict__ b,
-                                      float* __restrict__ out, unsigned long long n) {
-    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
-         i += (unsigned long long)gridDim.x * blockDim.x)
-        out[i] = a[i] + b[i];
-}
-
-// One Jacobi step of the 2-D Laplace equation: every interior point becomes the mean of its
-// four neighbours; the boundary is copied.
-extern "C" __global__ void laplace_step(const float* __restrict__ in, float* __restrict__ out,
-                                        int rows, int cols) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x;
-    int r = blockIdx.y * blockDim.y + threadIdx.y;
-    if (r >= rows || c >= cols) return;
-    int i = r * cols + c;
-    if (r == 0 || c == 0 || r == rows - 1 || c == cols - 1) { out[i] = in[i]; return; }
-    out[i] = 0.25f * (in[i - 1] + in[i + 1] + in[i - cols] + in[i + cols]);
-}
-"""
-
-DEMO = register_standard(ModuleSpec("demo", DEMO_SOURCE))
 DEFAULT_ARCH = "sm_90"
 
 
@@ -84,7 +62,7 @@ def _gpu_demo(info, arch, out) -> int:
     step = mod.get_function("laplace_step")
     rng = np.random.default_rng(0)
 
-    n = 1 << 24
+    n = 1 << 26
     a, b = (rng.standard_normal(n, dtype=np.float32) for _ in range(2))
     da, db, dc = driver.DeviceArray.from_host(a), driver.DeviceArray.from_host(b), driver.DeviceArray(n, np.float32)
     blocks = info.multiprocessor_count * 8

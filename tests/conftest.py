@@ -27,6 +27,15 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
+def no_gpu():
+    """The reason there is no usable GPU; skips the test where one is present."""
+    reason = _gpu_reason()
+    if reason is None:
+        pytest.skip("a usable GPU is present")
+    return reason
+
+
+@pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
     """A fresh kernel cache directory, used by this process's default cache and by child
     processes (through GPUNB_CACHE_DIR)."""

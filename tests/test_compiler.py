@@ -295,15 +295,6 @@ def _libcuda_loadable() -> bool:
     return True
 
 
-@pytest.fixture
-def no_gpu():
-    from gpunb.core.runtime import driver
-
-    try:
-        driver.device_info()
-    except GPUUnavailableError as e:
-        return e.reason
-    pytest.skip("a usable GPU is present")
 
 
 def test_compile_without_arch_needs_a_gpu(no_gpu):

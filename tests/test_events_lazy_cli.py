@@ -293,15 +293,6 @@ print(json.dumps(dict(probe(), **kernel_cache().stats())))
 
 # -- no GPU ----------------------------------------------------------------------------------
 
-@pytest.fixture
-def no_gpu():
-    from gpunb.core.runtime import driver
-
-    try:
-        driver.device_info()
-    except GPUUnavailableError as e:
-        return e.reason
-    pytest.skip("a usable GPU is present")
 
 
 def _libcuda_loadable() -> bool:

@@ -337,15 +337,6 @@ def test_launch_bounds_kernel_still_checks_pointers(cache_dir):
 
 # -- launching without a GPU, bad launch parameters ------------------------------------------
 
-@pytest.fixture
-def no_gpu():
-    from gpunb.core.runtime import driver
-
-    try:
-        driver.device_info()
-    except GPUUnavailableError as e:
-        return e.reason
-    pytest.skip("a usable GPU is present")
 
 
 def test_call_without_gpu_raises(many, no_gpu):

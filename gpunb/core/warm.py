@@ -50,7 +50,7 @@ def register_standard(spec: ModuleSpec) -> ModuleSpec:
 
 
 def standard_modules() -> list[ModuleSpec]:
-    from .. import demo  # noqa: F401 - registers the demo kernels
+    from . import standard  # noqa: F401 - registers the standard kernels
 
     return list(_standard.values())
 
