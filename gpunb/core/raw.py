@@ -312,12 +312,10 @@ def prepare_args(kname: str, info: KernelInfo, params: list[Param] | None, args)
     sizes = info.param_sizes
     if len(args) != len(sizes):
         sig = ", ".join(p.ctype for p in params) if params else f"{len(sizes)} parameters"
-        # (no "!=" inside f-string fields: CPython 3.12.3 drops the space before such a field)
         plural = "" if len(sizes) == 1 else "s"
-        verb = "was" if len(args) == 1 else "were"
+        given = "1 was" if len(args) == 1 else "%d were" % len(args)
         raise KernelArgumentError(
-            f"kernel {kname}({sig}) takes {len(sizes)} argument{plural}, "
-            f"but {len(args)} {verb} given")
+            f"kernel {kname}({sig}) takes {len(sizes)} argument{plural}, but {given} given")
     out, producers = [], []
     for i, (value, size) in enumerate(zip(args, sizes)):
         p = params[i] if params else None
