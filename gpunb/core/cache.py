@@ -86,7 +86,7 @@ class KernelCache:
     """
 
     def __init__(self, directory=None, max_bytes: int | None = None):
-        config = Config.from_env()
+        config = Config.from_env() if directory is None or max_bytes is None else None
         self.directory = Path(directory).expanduser() if directory is not None else config.cache_dir
         self.max_bytes = int(max_bytes) if max_bytes is not None else config.cache_max_bytes
         if self.max_bytes <= 0:
