@@ -26,6 +26,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def libcuda_loadable() -> bool:
+    """Whether a driver library is present (the reason for no GPU may be another)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    return True
+
+
 @pytest.fixture
 def no_gpu():
     """The reason there is no usable GPU; skips the test where one is present."""

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import ctypes
 
 import pytest
 
 import gpunb
+from tests.conftest import libcuda_loadable
 from gpunb import CompileError, GPUNBError, GPUUnavailableError
 from gpunb.core.compiler import (compile_program, normalize_arch, nvrtc_options,
                                  parse_log_locations)
@@ -287,12 +287,6 @@ def test_unknown_option_is_a_compile_error():
 
 # -- no GPU ----------------------------------------------------------------------------------
 
-def _libcuda_loadable() -> bool:
-    try:
-        ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False
-    return True
 
 
 
@@ -304,7 +298,7 @@ def test_compile_without_arch_needs_a_gpu(no_gpu):
     assert isinstance(err, RuntimeError)
     assert err.reason == no_gpu
     msg = str(err)
-    if not _libcuda_loadable():
+    if not libcuda_loadable():
         assert "no NVIDIA driver library" in msg and "libcuda" in msg
     assert "named architecture" in msg
     assert "kernel cache still work" in msg

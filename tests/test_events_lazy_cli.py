@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import gpunb
+from tests.conftest import libcuda_loadable
 from gpunb import CompileError, GPUUnavailableError
 from gpunb.core import events
 from gpunb.core.build import compile_cached
@@ -295,14 +296,6 @@ print(json.dumps(dict(probe(), **kernel_cache().stats())))
 
 
 
-def _libcuda_loadable() -> bool:
-    import ctypes
-
-    try:
-        ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False
-    return True
 
 
 def test_device_info_raises_gpu_unavailable(no_gpu):
@@ -313,7 +306,7 @@ def test_device_info_raises_gpu_unavailable(no_gpu):
     err = info.value
     assert isinstance(err, RuntimeError) and isinstance(err, gpunb.GPUNBError)
     assert err.reason == no_gpu and err.reason in str(err)
-    if not _libcuda_loadable():
+    if not libcuda_loadable():
         assert "driver library" in err.reason and "libcuda.so.1" in err.reason
     msg = str(err)
     assert "Compiling kernels for a named architecture" in msg
