@@ -1,0 +1,56 @@
+"""Ufunc calls as kernel IR: pick NumPy's loop, cast operands to it, apply the op, cast the
+result to the output dtype. The one place where an elementwise ufunc becomes a kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import ir
+from .ops import get as get_op
+
+_WEAK = (int, float, complex)
+_KIND_CODE = {"array": "a", "uniform": "u", "scalar": "s"}
+
+
+def resolve(name: str, dtypes, out_dtypes=None) -> tuple[np.dtype, ...]:
+    """The ufunc loop (input dtypes, then output dtypes); ``dtypes`` may hold int, float or
+    complex (the type) for a weak Python scalar. Raises NumPy's TypeError when NumPy would."""
+    return get_op(name).resolve(dtypes, out_dtypes)
+
+
+def kernel_name(name: str, operands, outputs, layout: str, ndim: int) -> str:
+    parts = [name] + [f"{_KIND_CODE[o.kind]}{o.dtype.name}" for o in operands]
+    parts += ["to"] + [np.dtype(d).name for d in outputs]
+    parts += [layout if layout == "contiguous" else f"strided{ndim}"]
+    return "_".join(parts)
+
+
+def ufunc_kernel(name: str, dtypes, kinds, out_dtypes=None, layout: str = "contiguous",
+                 ndim: int = 1) -> ir.ElementwiseKernel:
+    """The kernel of one ufunc call.
+
+    Parameters
+    ----------
+    name : str
+        The ufunc's NumPy name (``'add'``, ``'sqrt'``...).
+    dtypes : sequence
+        Each input's dtype, or ``int``/``float``/``complex`` for a weak Python scalar (which
+        becomes a scalar parameter of the loop's dtype).
+    kinds : sequence of str
+        Each input's operand kind: 'array', 'uniform' or 'scalar'.
+    out_dtypes : sequence of dtype, optional
+        Output dtypes (from ``out=`` or ``dtype=``); default the loop's.
+    """
+    op = get_op(name)
+    if len(dtypes) != op.nin or len(kinds) != op.nin:
+        raise TypeError(f"{name} takes {op.nin} input{'s' if op.nin > 1 else ''}, got {len(dtypes)}")
+    loop = op.resolve(dtypes, out_dtypes)
+    ins, outs = loop[:op.nin], loop[op.nin:]
+    operands = tuple(ir.Operand(ins[i] if d in _WEAK else np.dtype(d), k)
+                     for i, (d, k) in enumerate(zip(dtypes, kinds)))
+    args = tuple(ir.cast(ir.Arg(o.dtype, i), ins[i]) for i, o in enumerate(operands))
+    final = tuple(np.dtype(d) for d in (out_dtypes if out_dtypes is not None else outs))
+    outputs = tuple((final[j], ir.cast(ir.Apply(outs[j], op.name, tuple(d.name for d in loop), args, j), final[j]))
+                    for j in range(op.nout))
+    return ir.ElementwiseKernel(kernel_name(op.name, operands, final, layout, ndim),
+                                operands, outputs, layout, ndim)

@@ -1,0 +1,93 @@
+"""The kernel IR: expression trees over kernel operands, shared by ufuncs and fusion.
+
+A node has a dtype. ``Arg`` reads operand ``index`` (an array element or a scalar parameter),
+``Const`` is a literal, ``Apply`` applies one ufunc loop to its argument nodes (already of the
+loop's input dtypes), ``Cast`` converts with NumPy's rules, ``Where`` selects. Codegen turns a
+tree into CUDA C++ (:mod:`gpunb.core.codegen`); nothing here knows about CUDA.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Node:
+    dtype: np.dtype
+
+
+@dataclass(frozen=True)
+class Arg(Node):
+    index: int
+
+
+@dataclass(frozen=True)
+class Const(Node):
+    value: object
+
+    def __post_init__(self):
+        # 1 == 1.0 == True in Python: keep the type in equality and hashing, or two kernels
+        # differing only in a constant's type would share a cache entry.
+        object.__setattr__(self, "value", (type(self.value).__name__, self.value))
+
+
+@dataclass(frozen=True)
+class Apply(Node):
+    op: str
+    loop: tuple[str, ...]      # dtype names of the loop's inputs then outputs
+    args: tuple[Node, ...]
+    output: int = 0            # which output of a multi-output op
+
+
+@dataclass(frozen=True)
+class Cast(Node):
+    arg: Node
+
+
+@dataclass(frozen=True)
+class Where(Node):
+    cond: Node
+    x: Node
+    y: Node
+
+
+def cast(node: Node, dtype) -> Node:
+    dt = np.dtype(dtype)
+    return node if node.dtype == dt else Cast(dt, node)
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A kernel operand: ``kind`` is 'array' (one element per index), 'uniform' (a pointer to
+    one element broadcast everywhere) or 'scalar' (a value passed by value)."""
+
+    dtype: np.dtype
+    kind: str = "array"
+
+    def __post_init__(self):
+        object.__setattr__(self, "dtype", np.dtype(self.dtype))
+        if self.kind not in ("array", "uniform", "scalar"):
+            raise ValueError(f"operand kind must be 'array', 'uniform' or 'scalar', not {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class ElementwiseKernel:
+    """An elementwise kernel: operands in, one expression per output.
+
+    ``layout`` is 'contiguous' (every array operand and output is C-contiguous with the
+    output's shape) or 'strided' (any strides; ``ndim`` dimensions after collapsing).
+    """
+
+    name: str
+    operands: tuple[Operand, ...]
+    outputs: tuple[tuple[np.dtype, Node], ...]
+    layout: str = "contiguous"
+    ndim: int = 1
+
+    def __post_init__(self):
+        if self.layout not in ("contiguous", "strided"):
+            raise ValueError(f"layout must be 'contiguous' or 'strided', not {self.layout!r}")
+        if not self.name.isidentifier():
+            raise ValueError(f"kernel name {self.name!r} is not a C identifier")

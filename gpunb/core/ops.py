@@ -1,0 +1,234 @@
+"""The elementwise operations: NumPy's ufuncs, their loops (asked of NumPy) and how each loop
+is written in CUDA C++.
+
+Type resolution is NumPy's own: ``ufunc.resolve_dtypes`` picks the loop for the operand dtypes
+(Python scalars passed as ``int``/``float``/``complex`` are weak, NEP 50) and raises NumPy's
+TypeError for unsupported combinations. Each op's ``render(loop, args)`` writes the loop body
+as a C++ expression over arguments already converted to the loop's compute types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .dtypes import compute_type
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    ufunc: np.ufunc
+    render: Callable[[tuple[np.dtype, ...], list[str]], str]
+
+    @property
+    def nin(self) -> int:
+        return self.ufunc.nin
+
+    @property
+    def nout(self) -> int:
+        return self.ufunc.nout
+
+    def resolve(self, dtypes, out_dtypes=None) -> tuple[np.dtype, ...]:
+        """The loop's dtypes (inputs then outputs) for these inputs; ``dtypes`` may hold the
+        Python types int, float and complex for weak scalars."""
+        outs = tuple(out_dtypes) if out_dtypes is not None else (None,) * self.nout
+        loop = self.ufunc.resolve_dtypes(tuple(dtypes) + outs)
+        from .dtypes import SUPPORTED
+
+        unsupported = [d for d in loop if d not in SUPPORTED]
+        if unsupported:
+            raise TypeError(f"ufunc {self.name!r} would need dtype {unsupported[0]}, which gpunb "
+                            "does not support on the GPU")
+        return loop
+
+
+def _fn(name: str, loop, args, complex_fn: str | None = None) -> str:
+    """A CUDA math function call: ``sqrtf`` for float (and float16) compute, ``sqrt`` for
+    double, the gpunb complex function for complex."""
+    dt = loop[0]
+    if dt.kind == "c":
+        if complex_fn is None:
+            raise TypeError(f"{name} of complex numbers is not supported on the GPU yet")
+        return f"gpunb::{complex_fn}({', '.join(args)})"
+    if dt.kind not in "f":
+        raise TypeError(f"{name} needs a floating-point loop, got {dt}")
+    suffix = "f" if compute_type(dt) == "float" else ""
+    return f"{name}{suffix}({', '.join(args)})"
+
+
+def _typed(loop, expr: str, which: int = -1) -> str:
+    """Convert an expression back to the loop's compute type (C++ promotes small ints)."""
+    return f"(({compute_type(loop[which])})({expr}))"
+
+
+def _binary(sym: str, bool_sym: str | None = None):
+    def render(loop, a):
+        if loop[0].kind == "b" and bool_sym is not None:
+            return f"({a[0]} {bool_sym} {a[1]})"
+        return _typed(loop, f"{a[0]} {sym} {a[1]}")
+    return render
+
+
+def _compare(sym: str):
+    return lambda loop, a: f"({a[0]} {sym} {a[1]})"
+
+
+def _unary_math(name: str, complex_fn: str | None = None, int_identity: bool = False):
+    def render(loop, a):
+        if int_identity and loop[0].kind in "biu":
+            return a[0]
+        return _fn(name, loop, a, complex_fn)
+    return render
+
+
+def _binary_math(name: str):
+    return lambda loop, a: _fn(name, loop, a)
+
+
+def _int_or_float(int_fn: str, float_fn: Callable):
+    def render(loop, a):
+        if loop[0].kind in "iu":
+            return f"gpunb::{int_fn}({', '.join(a)})"
+        return float_fn(loop, a)
+    return render
+
+
+def _absolute(loop, a):
+    k = loop[0].kind
+    if k == "c":
+        return f"gpunb::abs_({a[0]})"
+    if k == "f":
+        return _fn("fabs", loop, a)
+    if k == "i":
+        return _typed(loop, f"{a[0]} < 0 ? -{a[0]} : {a[0]}")
+    return a[0]
+
+
+def _reciprocal(loop, a):
+    k = loop[0].kind
+    if k == "c":
+        return f"gpunb::reciprocal_({a[0]})"
+    if k == "f":
+        return f"(({compute_type(loop[0])})1 / {a[0]})"
+    return f"gpunb::reciprocal_int({a[0]})"
+
+
+def _power(loop, a):
+    k = loop[0].kind
+    if k in "iu":
+        return f"gpunb::ipow({a[0]}, {a[1]})"
+    return _fn("pow", loop, a)
+
+
+def _square(loop, a):
+    return f"gpunb::square_({a[0]})" if loop[0].kind == "c" else _typed(loop, f"{a[0]} * {a[0]}")
+
+
+def _negative(loop, a):
+    return _typed(loop, f"-{a[0]}")
+
+
+def _invert(loop, a):
+    return f"(!{a[0]})" if loop[0].kind == "b" else _typed(loop, f"~{a[0]}")
+
+
+def _signbit(loop, a):
+    return f"signbit({a[0]})"
+
+
+def _truth(loop, x: str) -> str:
+    # NumPy has logical loops for every dtype (complex included): truth is "not zero"
+    return x if loop[0].kind == "b" else f"gpunb::cast<bool>({x})"
+
+
+def _logical(sym: str):
+    return lambda loop, a: f"({_truth(loop, a[0])} {sym} {_truth(loop, a[1])})"
+
+
+def _where_free(fn):
+    return lambda loop, a: f"gpunb::{fn}({', '.join(a)})"
+
+
+_u = np   # NumPy's ufuncs are the reference for names, loops and semantics
+_OPS = [
+    Op("add", _u.add, _binary("+", "||")),
+    Op("subtract", _u.subtract, _binary("-")),
+    Op("multiply", _u.multiply, _binary("*", "&&")),
+    Op("true_divide", _u.true_divide, _binary("/")),
+    Op("floor_divide", _u.floor_divide, _where_free("floor_divide")),
+    Op("remainder", _u.remainder, _where_free("remainder")),
+    Op("power", _u.power, _power),
+    Op("negative", _u.negative, _negative),
+    Op("positive", _u.positive, lambda loop, a: a[0]),
+    Op("absolute", _u.absolute, _absolute),
+    Op("sign", _u.sign, _where_free("sign_")),
+    Op("sqrt", _u.sqrt, _unary_math("sqrt", "sqrt_")),
+    Op("cbrt", _u.cbrt, _unary_math("cbrt")),
+    Op("square", _u.square, _square),
+    Op("reciprocal", _u.reciprocal, _reciprocal),
+    Op("exp", _u.exp, _unary_math("exp", "exp_")),
+    Op("exp2", _u.exp2, _unary_math("exp2")),
+    Op("expm1", _u.expm1, _unary_math("expm1")),
+    Op("log", _u.log, _unary_math("log", "log_")),
+    Op("log2", _u.log2, _unary_math("log2")),
+    Op("log10", _u.log10, _unary_math("log10")),
+    Op("log1p", _u.log1p, _unary_math("log1p")),
+    Op("sin", _u.sin, _unary_math("sin")),
+    Op("cos", _u.cos, _unary_math("cos")),
+    Op("tan", _u.tan, _unary_math("tan")),
+    Op("arcsin", _u.arcsin, _unary_math("asin")),
+    Op("arccos", _u.arccos, _unary_math("acos")),
+    Op("arctan", _u.arctan, _unary_math("atan")),
+    Op("arctan2", _u.arctan2, _binary_math("atan2")),
+    Op("sinh", _u.sinh, _unary_math("sinh")),
+    Op("cosh", _u.cosh, _unary_math("cosh")),
+    Op("tanh", _u.tanh, _unary_math("tanh")),
+    Op("arcsinh", _u.arcsinh, _unary_math("asinh")),
+    Op("arccosh", _u.arccosh, _unary_math("acosh")),
+    Op("arctanh", _u.arctanh, _unary_math("atanh")),
+    Op("hypot", _u.hypot, _binary_math("hypot")),
+    Op("floor", _u.floor, _unary_math("floor", int_identity=True)),
+    Op("ceil", _u.ceil, _unary_math("ceil", int_identity=True)),
+    Op("trunc", _u.trunc, _unary_math("trunc", int_identity=True)),
+    Op("rint", _u.rint, _unary_math("rint", int_identity=True)),
+    Op("maximum", _u.maximum, lambda loop, a: f"({a[0]} || {a[1]})" if loop[0].kind == "b" else f"gpunb::maximum_({a[0]}, {a[1]})"),
+    Op("minimum", _u.minimum, lambda loop, a: f"({a[0]} && {a[1]})" if loop[0].kind == "b" else f"gpunb::minimum_({a[0]}, {a[1]})"),
+    Op("fmax", _u.fmax, lambda loop, a: f"({a[0]} || {a[1]})" if loop[0].kind == "b" else f"gpunb::fmax_({a[0]}, {a[1]})"),
+    Op("fmin", _u.fmin, lambda loop, a: f"({a[0]} && {a[1]})" if loop[0].kind == "b" else f"gpunb::fmin_({a[0]}, {a[1]})"),
+    Op("isnan", _u.isnan, _where_free("isnan_")),
+    Op("isinf", _u.isinf, _where_free("isinf_")),
+    Op("isfinite", _u.isfinite, _where_free("isfinite_")),
+    Op("signbit", _u.signbit, _signbit),
+    Op("copysign", _u.copysign, _binary_math("copysign")),
+    Op("equal", _u.equal, _compare("==")),
+    Op("not_equal", _u.not_equal, _compare("!=")),
+    Op("less", _u.less, _compare("<")),
+    Op("less_equal", _u.less_equal, _compare("<=")),
+    Op("greater", _u.greater, _compare(">")),
+    Op("greater_equal", _u.greater_equal, _compare(">=")),
+    Op("logical_and", _u.logical_and, _logical("&&")),
+    Op("logical_or", _u.logical_or, _logical("||")),
+    Op("logical_xor", _u.logical_xor, _logical("!=")),
+    Op("logical_not", _u.logical_not, lambda loop, a: f"(!{_truth(loop, a[0])})"),
+    Op("bitwise_and", _u.bitwise_and, _binary("&", "&&")),
+    Op("bitwise_or", _u.bitwise_or, _binary("|", "||")),
+    Op("bitwise_xor", _u.bitwise_xor, _binary("^", "!=")),
+    Op("invert", _u.invert, _invert),
+    Op("left_shift", _u.left_shift, _where_free("lshift")),
+    Op("right_shift", _u.right_shift, _where_free("rshift")),
+    Op("clip", np._core.umath.clip, _where_free("clip_")),
+]
+
+OPS: dict[str, Op] = {op.name: op for op in _OPS}
+ALIASES = {"divide": "true_divide", "mod": "remainder", "abs": "absolute",
+           "bitwise_not": "invert", "conj": "conjugate"}
+
+
+def get(name: str) -> Op:
+    try:
+        return OPS[ALIASES.get(name, name)]
+    except KeyError:
+        raise NotImplementedError(f"gpunb has no GPU implementation of {name!r}") from None
