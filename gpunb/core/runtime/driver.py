@@ -145,6 +145,19 @@ def load_kernel(key: str, cubin: bytes, symbol: str):
     return kernel
 
 
+def _function_of(kernel):
+    """The CUfunction of a cuda.core Kernel in the current context (for cuLaunchKernel)."""
+    key = ("function", _state.get("device_id"), int(kernel.handle))
+    func = _state.get(key)
+    if func is None:
+        d = _driver_module()
+        err, func = d.cuKernelGetFunction(kernel.handle)
+        if int(err) != 0:
+            raise GPUNBError(f"CUDA error getting a kernel's function: {err.name}")
+        _state[key] = func
+    return func
+
+
 def as_stream(stream):
     """A cuda.core Stream: the default stream for None; cuda.core streams as they are; objects
     with ``__cuda_stream__`` (CuPy, PyTorch, ...) and CuPy-style ``.ptr`` handles wrapped."""

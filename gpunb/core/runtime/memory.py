@@ -1,0 +1,157 @@
+"""Device memory: the driver's stream-ordered memory pool through cuda.core, plus copies and
+fills. A freed block goes back to the pool and is reused without cudaFree; the pool keeps what
+it reserved (release threshold raised) until ``free_all_blocks``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+
+from ..errors import GPUNBError
+from . import driver
+
+_pools: dict[int, "MemoryPool"] = {}
+_lock = threading.Lock()
+
+
+def _drv():
+    return driver._driver_module()
+
+
+def _check(result, what: str):
+    err = result[0] if isinstance(result, tuple) else result
+    if int(err) != 0:
+        raise GPUNBError(f"CUDA error during {what}: {getattr(err, 'name', err)}")
+    return result[1:] if isinstance(result, tuple) else ()
+
+
+class MemoryPool:
+    """The device's stream-ordered memory pool, with CuPy's ``MemoryPool`` inspection methods.
+
+    Creating one touches nothing; the GPU is used on the first allocation or query.
+    """
+
+    def __init__(self, device_id: int | None = None):
+        self._device_id = device_id
+        self._mr = None
+
+    def _resource(self):
+        if self._mr is None:
+            dev = driver.device(self._device_id)
+            from cuda.core import DeviceMemoryResource
+
+            mr = DeviceMemoryResource(dev.device_id)
+            d = _drv()
+            # Keep freed memory reserved in the pool (as CuPy does) instead of returning it to
+            # the driver at every synchronize.
+            _check(d.cuMemPoolSetAttribute(
+                mr.handle, d.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                d.cuuint64_t(2**64 - 1)), "setting the pool's release threshold")
+            self._device_id = dev.device_id
+            self._mr = mr
+        return self._mr
+
+    def malloc(self, nbytes: int, stream=None):
+        """A cuda.core Buffer of ``nbytes`` (at least 1), ordered on ``stream``. On out of
+        memory, frees the pool's cached blocks and retries once, then raises MemoryError."""
+        mr = self._resource()
+        s = driver.as_stream(stream)
+        size = max(int(nbytes), 1)
+        try:
+            return mr.allocate(size, stream=s)
+        except Exception as e:
+            if "OUT_OF_MEMORY" not in str(e):
+                raise driver._translate(e, f"allocating {size} bytes") from e
+        self.free_all_blocks()
+        try:
+            return mr.allocate(size, stream=s)
+        except Exception as e:
+            if "OUT_OF_MEMORY" not in str(e):
+                raise driver._translate(e, f"allocating {size} bytes") from e
+            free, total = mem_info()
+            raise MemoryError(
+                f"out of GPU memory allocating {size:,} bytes: {free:,} bytes free of {total:,} "
+                f"(this pool holds {self.used_bytes():,} bytes in use, {self.total_bytes():,} "
+                "reserved)") from None
+
+    def used_bytes(self) -> int:
+        """Bytes in live allocations."""
+        return int(self._resource().attributes.used_mem_current)
+
+    def total_bytes(self) -> int:
+        """Bytes the pool holds from the driver (in use plus cached)."""
+        return int(self._resource().attributes.reserved_mem_current)
+
+    def free_bytes(self) -> int:
+        """Cached bytes ready for reuse."""
+        return self.total_bytes() - self.used_bytes()
+
+    def free_all_blocks(self) -> None:
+        """Return every cached (unused) block to the driver."""
+        mr = self._resource()
+        driver.synchronize()
+        _check(_drv().cuMemPoolTrimTo(mr.handle, 0), "trimming the memory pool")
+
+    def __repr__(self) -> str:
+        return f"<gpunb.MemoryPool device={self._device_id}>"
+
+
+def get_default_memory_pool() -> MemoryPool:
+    """The memory pool of the current device (CuPy's ``get_default_memory_pool``)."""
+    key = driver._state.get("device_id")     # None until a device is in use: the default one
+    pool = _pools.get(key)
+    if pool is None:
+        with _lock:
+            pool = _pools.setdefault(key, MemoryPool(key))
+    return pool
+
+
+def mem_info() -> tuple[int, int]:
+    """(free, total) bytes of device memory, as the driver reports them."""
+    driver.device()
+    free, total = _check(_drv().cuMemGetInfo(), "memory query")
+    return int(free), int(total)
+
+
+def _stream_handle(stream) -> int:
+    return int(driver.as_stream(stream).handle)
+
+
+def copy_to_device(dst_ptr: int, host, stream=None) -> None:
+    """Copy a C-contiguous NumPy array into device memory (ordered on ``stream``)."""
+    if host.nbytes:
+        _check(_drv().cuMemcpyHtoDAsync(dst_ptr, host.ctypes.data, host.nbytes,
+                                        _stream_handle(stream)), "copy to the device")
+
+
+def copy_to_host(host, src_ptr: int, stream=None) -> None:
+    """Copy device memory into a C-contiguous NumPy array; waits for the copy."""
+    if host.nbytes:
+        s = driver.as_stream(stream)
+        _check(_drv().cuMemcpyDtoHAsync(host.ctypes.data, src_ptr, host.nbytes, int(s.handle)),
+               "copy to the host")
+        s.sync()
+
+
+def copy_device(dst_ptr: int, src_ptr: int, nbytes: int, stream=None) -> None:
+    if nbytes:
+        _check(_drv().cuMemcpyDtoDAsync(dst_ptr, src_ptr, nbytes, _stream_handle(stream)),
+               "device-to-device copy")
+
+
+def fill_bytes(ptr: int, value: int, nbytes: int, stream=None) -> None:
+    if nbytes:
+        _check(_drv().cuMemsetD8Async(ptr, value & 0xFF, nbytes, _stream_handle(stream)), "memset")
+
+
+def launch_packed(kernel, grid, block, shared_mem: int, stream, params: list) -> None:
+    """Launch with parameters given as ctypes objects (structs by value included), which
+    cuda.core's launch does not take. ``params`` must stay alive until this returns."""
+    d = _drv()
+    func = driver._function_of(kernel)
+    addrs = (ctypes.c_void_p * len(params))(*[ctypes.addressof(p) for p in params])
+    g = tuple(grid) + (1,) * (3 - len(grid))
+    b = tuple(block) + (1,) * (3 - len(block))
+    _check(d.cuLaunchKernel(func, *g, *b, shared_mem, _stream_handle(stream),
+                            ctypes.addressof(addrs), 0), "kernel launch")
