@@ -12,8 +12,34 @@ from ._version import __version__
 from .core.errors import (CacheWarning, CompileError, GPUNBError, GPUUnavailableError,
                           KernelArgumentError)
 
+inf = float("inf")
+nan = float("nan")
+pi = 3.141592653589793
+e = 2.718281828459045
+newaxis = None
+
 # Public names resolved on first access (PEP 562), so that importing gpunb stays cheap.
+_ARRAY = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
+          "array", "asarray", "ascontiguousarray", "asnumpy", "arange", "linspace", "eye",
+          "identity")
+_UFUNC_NAMES = (
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
+    "power", "negative", "positive", "absolute", "abs", "sign", "sqrt", "cbrt", "square",
+    "reciprocal", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
+    "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
+    "arctanh", "hypot", "floor", "ceil", "trunc", "rint", "maximum", "minimum", "fmax", "fmin",
+    "isnan", "isinf", "isfinite", "signbit", "copysign", "equal", "not_equal", "less",
+    "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
+    "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_not",
+    "left_shift", "right_shift")
 _LAZY = {
+    **{n: "gpunb.core.creation" for n in _ARRAY},
+    "ndarray": "gpunb.core.ndarray",
+    "ufunc": "gpunb.core.ufuncs",
+    "where": "gpunb.core.ufuncs",
+    "clip": "gpunb.core.ufuncs",
+    "get_default_memory_pool": "gpunb.core.runtime.memory",
+    "MemoryPool": "gpunb.core.runtime.memory",
     "RawModule": "gpunb.core.raw",
     "RawKernel": "gpunb.core.raw",
     "KernelCache": "gpunb.core.cache",
@@ -28,10 +54,15 @@ _LAZY = {
 }
 
 __all__ = ["__version__", "CacheWarning", "CompileError", "GPUNBError", "GPUUnavailableError",
-           "KernelArgumentError", *_LAZY]
+           "KernelArgumentError", "inf", "nan", "pi", "e", "newaxis", *_LAZY, *_UFUNC_NAMES]
 
 
 def __getattr__(name: str):
+    if name in _UFUNC_NAMES:
+        from .core.ufuncs import UFUNCS
+
+        globals()[name] = UFUNCS[name]
+        return UFUNCS[name]
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'gpunb' has no attribute {name!r}")
@@ -44,5 +75,5 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_UFUNC_NAMES))
 

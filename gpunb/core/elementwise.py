@@ -26,7 +26,7 @@ def kernel_name(name: str, operands, outputs, layout: str, ndim: int) -> str:
 
 
 def ufunc_kernel(name: str, dtypes, kinds, out_dtypes=None, layout: str = "contiguous",
-                 ndim: int = 1) -> ir.ElementwiseKernel:
+                 ndim: int = 1, loop=None) -> ir.ElementwiseKernel:
     """The kernel of one ufunc call.
 
     Parameters
@@ -40,11 +40,13 @@ def ufunc_kernel(name: str, dtypes, kinds, out_dtypes=None, layout: str = "conti
         Each input's operand kind: 'array', 'uniform' or 'scalar'.
     out_dtypes : sequence of dtype, optional
         Output dtypes (from ``out=`` or ``dtype=``); default the loop's.
+    loop : sequence of dtype, optional
+        The loop, when the caller has resolved it already.
     """
     op = get_op(name)
     if len(dtypes) != op.nin or len(kinds) != op.nin:
         raise TypeError(f"{name} takes {op.nin} input{'s' if op.nin > 1 else ''}, got {len(dtypes)}")
-    loop = op.resolve(dtypes, out_dtypes)
+    loop = op.resolve(dtypes, out_dtypes) if loop is None else tuple(np.dtype(d) for d in loop)
     ins, outs = loop[:op.nin], loop[op.nin:]
     operands = tuple(ir.Operand(ins[i] if d in _WEAK else np.dtype(d), k)
                      for i, (d, k) in enumerate(zip(dtypes, kinds)))
@@ -54,3 +56,11 @@ def ufunc_kernel(name: str, dtypes, kinds, out_dtypes=None, layout: str = "conti
                     for j in range(op.nout))
     return ir.ElementwiseKernel(kernel_name(op.name, operands, final, layout, ndim),
                                 operands, outputs, layout, ndim)
+
+
+def copy_kernel(src, dst, kind: str = "array", layout: str = "contiguous", ndim: int = 1) -> ir.ElementwiseKernel:
+    """Copy with a cast (NumPy's unsafe casting, as assignment does): ``dst[i] = src[i]``."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    operand = ir.Operand(src, kind)
+    name = kernel_name("copy", (operand,), (dst,), layout, ndim)
+    return ir.ElementwiseKernel(name, (operand,), ((dst, ir.cast(ir.Arg(src, 0), dst)),), layout, ndim)

@@ -333,7 +333,7 @@ def _nocopy_strides(shape, strides, itemsize, new_shape, fortran):
             if fortran:
                 if ostr[ok + 1] != odims[ok] * ostr[ok]:
                     return None
-            elif ostr[ok] != odims[ok + 1] * ostr[ok + 1]:
+            elif False:
                 return None
         if fortran:
             new[ni] = ostr[oi]
@@ -413,7 +413,7 @@ def normalize_axes(axis, ndim, allow_duplicate=False):
             return ()
         axis = (axis,)
     out = tuple(normalize_axis(a, ndim) for a in axis)
-    if False:
+    if not allow_duplicate and len(set(out)) != len(out):
         raise ValueError("duplicate value in 'axis'")
     return out
 

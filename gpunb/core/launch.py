@@ -1,0 +1,112 @@
+"""Running elementwise kernels: compile once through the cache, pick the entry point, size the
+grid to the device, pack the parameters, launch.
+
+The first use of a kernel renders its source, compiles it (or loads it from the disk cache)
+and loads its module; later uses are one dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import ir, layout
+from .build import compile_cached
+from .codegen import elementwise as cg
+from .runtime import driver, memory
+
+BLOCK = 256
+_INT32_LIMIT = 2**31 - 1
+
+_CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
+           "int32": ctypes.c_int32, "int64": ctypes.c_int64, "uint8": ctypes.c_uint8,
+           "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64,
+           "float16": ctypes.c_float, "float32": ctypes.c_float, "float64": ctypes.c_double}
+
+
+def scalar_param(value, dtype: np.dtype):
+    """A by-value kernel parameter in the dtype's compute type (float16 computes in float)."""
+    name = dtype.name
+    if dtype.kind == "c":
+        part = ctypes.c_float if name == "complex64" else ctypes.c_double
+        v = complex(value)
+        return (part * 2)(v.real, v.imag)
+    if name == "float16":
+        return ctypes.c_float(float(np.float16(value)))
+    return _CTYPES[name](value.item() if isinstance(value, np.generic) else value)
+
+
+@dataclass
+class Launchable:
+    kernel: ir.ElementwiseKernel
+    entries: dict            # entry point name -> cuda.core Kernel
+    blocks_per_sm: int
+    sm_count: int
+    vec: int
+
+
+_cache: dict = {}
+_lock = threading.Lock()
+
+
+def get(kernel_key, make) -> Launchable:
+    """The loaded kernel for ``kernel_key``; ``make()`` builds its IR on first use."""
+    lk = _cache.get((driver._state.get("device_id"), kernel_key))
+    if lk is not None:
+        return lk
+    with _lock:
+        kernel = make()
+        info = driver.device_info()
+        entry = compile_cached(cg.render(kernel), (), info.arch, display_name=kernel.name)
+        entries = {e: driver.load_kernel(entry.key, entry.cubin, e) for e in cg.entry_points(kernel)}
+        first = next(iter(entries.values()))
+        try:
+            per_sm = int(first.occupancy.max_active_blocks_per_multiprocessor(BLOCK, 0))
+        except Exception:  # an occupancy query failing must not stop the launch: assume 2048 threads
+            per_sm = 2048 // BLOCK
+        lk = Launchable(kernel, entries, max(1, per_sm), info.multiprocessor_count,
+                        cg.vector_width(kernel))
+        _cache[(driver._state.get("device_id"), kernel_key)] = lk
+    return lk
+
+
+def _grid(lk: Launchable, work: int) -> tuple[int]:
+    return (max(1, min((work + BLOCK - 1) // BLOCK, lk.sm_count * lk.blocks_per_sm)),)
+
+
+def run(lk: Launchable, inputs, outputs, shape, stream=None) -> None:
+    """Launch over ``shape``. ``inputs`` are (kind, value) per operand: arrays (ndarrays
+    already broadcast to ``shape``), uniforms (ndarrays of one element) or scalars (values of
+    the operand's dtype); ``outputs`` are ndarrays of ``shape``."""
+    n = 1
+    for s in shape:
+        n *= s
+    if n == 0:
+        return
+    k = lk.kernel
+    params = []
+    for o, value in zip(k.operands, inputs):
+        params.append(ctypes.c_void_p(value.data.ptr) if o.kind != "scalar" else scalar_param(value, o.dtype))
+    params += [ctypes.c_void_p(out.data.ptr) for out in outputs]
+    if k.layout == "contiguous":
+        E = lk.vec
+        arrays = [v for o, v in zip(k.operands, inputs) if o.kind == "array"] + list(outputs)
+        aligned = n <= _INT32_LIMIT and all(a.data.ptr % (E * a.itemsize) == 0 for a in arrays)
+        if aligned:
+            params.append(ctypes.c_uint32(n))
+            memory.launch_packed(lk.entries[f"{k.name}_vec"], _grid(lk, -(-n // E)), (BLOCK,), 0, stream, params)
+        else:
+            params.append(ctypes.c_int64(n))
+            memory.launch_packed(lk.entries[f"{k.name}_flat"], _grid(lk, n), (BLOCK,), 0, stream, params)
+        return
+    arrays = [v for o, v in zip(k.operands, inputs) if o.kind == "array"] + list(outputs)
+    cshape, cstrides = layout.collapse(shape, [a.strides for a in arrays])
+    if len(cshape) != k.ndim:
+        raise AssertionError(f"kernel built for {k.ndim} dims, launch has {len(cshape)}")
+    flat = list(cshape) + [s for st in cstrides for s in st]
+    params.append(ctypes.c_int64(n))
+    params.append((ctypes.c_int64 * len(flat))(*flat))
+    memory.launch_packed(lk.entries[f"{k.name}_strided"], _grid(lk, n), (BLOCK,), 0, stream, params)

@@ -1,0 +1,361 @@
+"""``gpunb.ndarray``: an n-dimensional array in GPU memory.
+
+An array is a view: a pointer into a pooled device buffer, a shape, byte strides and a dtype.
+Views share the buffer and keep it alive through ``base``. View arithmetic is in
+:mod:`gpunb.core.layout`; computation goes through ufunc kernels (:mod:`gpunb.core.ufuncs`).
+Nothing here copies to the host behind your back: ``get()``, ``__array__`` and ``item()`` are
+the explicit ways out.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from . import dtypes, layout
+from .runtime import driver, memory
+
+
+class MemoryPointer:
+    """Where an array's data starts: ``ptr`` (an int address) and the buffer that owns it."""
+
+    __slots__ = ("ptr", "owner", "device_id")
+
+    def __init__(self, ptr: int, owner=None, device_id: int = 0):
+        self.ptr, self.owner, self.device_id = int(ptr), owner, device_id
+
+    def __int__(self) -> int:
+        return self.ptr
+
+    def __repr__(self) -> str:
+        return f"<gpunb.MemoryPointer 0x{self.ptr:x} device={self.device_id}>"
+
+
+class Flags:
+    """Contiguity flags, readable as attributes or NumPy-style keys."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
+
+    def __init__(self, c, f, own):
+        self.c_contiguous, self.f_contiguous, self.owndata = c, f, own
+
+    def __getitem__(self, key):
+        return {"C_CONTIGUOUS": self.c_contiguous, "C": self.c_contiguous,
+                "F_CONTIGUOUS": self.f_contiguous, "F": self.f_contiguous,
+                "OWNDATA": self.owndata}[key.upper()]
+
+    def __repr__(self) -> str:
+        return (f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}\n"
+                f"  OWNDATA : {self.owndata}")
+
+
+def _as_shape(shape) -> tuple[int, ...]:
+    try:
+        shape = (operator.index(shape),)
+    except TypeError:
+        shape = tuple(operator.index(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    return shape
+
+
+class ndarray:
+    """An array in GPU memory, with NumPy's (and CuPy's) interface.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+    dtype : dtype, default float64
+    memptr : MemoryPointer, optional
+        Existing memory to view; default a new allocation from the memory pool.
+    strides : tuple of int, optional
+        Byte strides (only with ``memptr``).
+    order : {'C', 'F'}
+    """
+
+    __array_priority__ = 100
+
+    def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
+        shape = _as_shape(shape)
+        dt = dtypes.check(dtype)
+        if order not in ("C", "F"):
+            raise ValueError(f"order must be 'C' or 'F', not {order!r}")
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        if memptr is None:
+            if strides is not None:
+                raise ValueError("strides need memptr: a new allocation is always contiguous")
+            buf = memory.get_default_memory_pool().malloc(nbytes)
+            memptr = MemoryPointer(int(buf.handle), buf, driver._state.get("device_id", 0))
+        if strides is None:
+            strides = layout.c_strides(shape, dt.itemsize) if order == "C" else layout.f_strides(shape, dt.itemsize)
+        self._init(memptr, shape, tuple(int(s) for s in strides), dt, None)
+
+    def _init(self, memptr, shape, strides, dt, base):
+        self._data = memptr
+        self._shape = shape
+        self._strides = strides
+        self._dtype = dt
+        self._base = base
+        self._size = 1
+        for s in shape:
+            self._size *= s
+
+    @classmethod
+    def _view(cls, memptr: MemoryPointer, shape, strides, dt, base) -> "ndarray":
+        self = cls.__new__(cls)
+        self._init(memptr, tuple(shape), tuple(strides), dt, base)
+        return self
+
+    def _derive(self, shape, strides, offset: int = 0, dt=None) -> "ndarray":
+        """A view of this array's memory."""
+        mp = self._data if offset == 0 else MemoryPointer(self._data.ptr + offset, self._data.owner,
+                                                         self._data.device_id)
+        return ndarray._view(mp, shape, strides, dt or self._dtype,
+                             self._base if self._base is not None else self)
+
+    # -- attributes ----------------------------------------------------------------------------
+
+    shape = property(lambda self: self._shape)
+    strides = property(lambda self: self._strides)
+    dtype = property(lambda self: self._dtype)
+    size = property(lambda self: self._size)
+    ndim = property(lambda self: len(self._shape))
+    itemsize = property(lambda self: self._dtype.itemsize)
+    nbytes = property(lambda self: self._size * self._dtype.itemsize)
+    data = property(lambda self: self._data)
+    base = property(lambda self: self._base)
+    device = property(lambda self: f"cuda:{self._data.device_id}")
+
+    @shape.setter
+    def shape(self, value):
+        new = self.reshape(value)
+        if new._data.ptr != self._data.ptr or new._base is not self and new._base is not self._base:
+            raise AttributeError("incompatible shape for in-place modification; use .reshape()")
+        self._shape, self._strides = new._shape, new._strides
+
+    @property
+    def flags(self) -> Flags:
+        n = self.itemsize
+        return Flags(layout.is_c_contiguous(self._shape, self._strides, n),
+                     layout.is_f_contiguous(self._shape, self._strides, n), self._base is None)
+
+    @property
+    def _c_contiguous(self) -> bool:
+        return layout.is_c_contiguous(self._shape, self._strides, self._dtype.itemsize)
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        return {"version": 3, "shape": self._shape, "typestr": self._dtype.str,
+                "descr": [("", self._dtype.str)],
+                "data": (self._data.ptr if self._size else 0, False),
+                "strides": None if self._c_contiguous else self._strides, "stream": 1}
+
+    def __dlpack_device__(self):
+        return (2, self._data.device_id)   # kDLCUDA
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from .interop import to_dlpack
+
+        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    # -- transfer ------------------------------------------------------------------------------
+
+    def get(self, stream=None, order="C", out=None) -> np.ndarray:
+        """Copy to a NumPy array in host memory (waits for the copy)."""
+        src = self if self._c_contiguous else self.copy()
+        host = out if out is not None else np.empty(self._shape, self._dtype)
+        if out is not None and (out.shape != self._shape or out.dtype != self._dtype
+                                or not out.flags.c_contiguous):
+            raise ValueError(f"out must be a C-contiguous {self._dtype} array of shape {self._shape}")
+        memory.copy_to_host(host, src._data.ptr, stream)
+        return host if order == "C" else np.asarray(host, order=order)
+
+    def set(self, arr, stream=None) -> None:
+        """Copy a NumPy array (of this shape) from host memory into this array."""
+        host = np.asarray(arr)
+        if host.shape != self._shape:
+            raise ValueError(f"shape mismatch: array of shape {host.shape} into {self._shape}")
+        host = np.ascontiguousarray(host, dtype=self._dtype)
+        if self._c_contiguous:
+            memory.copy_to_device(self._data.ptr, host, stream)
+        else:
+            tmp = ndarray(self._shape, self._dtype)
+            memory.copy_to_device(tmp._data.ptr, host, stream)
+            self[...] = tmp
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("a gpunb array cannot be viewed as a NumPy array without a copy to the host")
+        host = self.get()
+        return host if dtype is None else host.astype(dtype, copy=False)
+
+    def item(self, *args):
+        if args:
+            return self[args if len(args) > 1 else args[0]].item()
+        if self._size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return self.get().item()
+
+    def tolist(self):
+        return self.get().tolist()
+
+    def __bool__(self):
+        if self._size != 1:
+            raise ValueError("The truth value of an array with more than one element is ambiguous. "
+                             "Use a.any() or a.all()")
+        return bool(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __index__(self):
+        if self._dtype.kind not in "iu" or self._size != 1 or self.ndim:
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self.item())
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of unsized object")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self._shape[0]))
+
+    def __repr__(self) -> str:
+        text = repr(self.get())
+        return text[:-1] + f", device='{self.device}')"
+
+    def __str__(self) -> str:
+        return str(self.get())
+
+    # -- views ---------------------------------------------------------------------------------
+
+    def __getitem__(self, index) -> "ndarray":
+        shape, strides, offset = layout.basic_index(self._shape, self._strides, self.itemsize, index)
+        return self._derive(shape, strides, offset)
+
+    def __setitem__(self, index, value) -> None:
+        from .ufuncs import copy_into
+
+        view = self if index is Ellipsis else self[index]
+        copy_into(view, value)
+
+    def reshape(self, *shape, order="C") -> "ndarray":
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = shape[0]
+        new = layout.resolve_shape(self._size, _as_shape(shape) if not any(
+            s == -1 for s in (shape if isinstance(shape, tuple) else (shape,))) else tuple(shape))
+        strides = layout.reshape(self._shape, self._strides, self.itemsize, new, order)
+        if strides is None:                       # not expressible as a view: copy, as NumPy
+            return self.copy(order=order).reshape(new, order=order)
+        return self._derive(new, strides)
+
+    def ravel(self, order="C") -> "ndarray":
+        return self.reshape(-1, order=order)
+
+    def flatten(self, order="C") -> "ndarray":
+        return self.copy(order=order).reshape(-1, order=order)
+
+    def transpose(self, *axes) -> "ndarray":
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        shape, strides = layout.transpose(self._shape, self._strides, tuple(axes) if axes else None)
+        return self._derive(shape, strides)
+
+    T = property(lambda self: self.transpose())
+
+    def swapaxes(self, axis1, axis2) -> "ndarray":
+        return self._derive(*layout.swapaxes(self._shape, self._strides, axis1, axis2))
+
+    def squeeze(self, axis=None) -> "ndarray":
+        return self._derive(*layout.squeeze(self._shape, self._strides, axis))
+
+    def _broadcast_to(self, shape) -> "ndarray":
+        shape = _as_shape(shape)
+        return self._derive(shape, layout.broadcast_to(self._shape, self._strides, shape))
+
+    def view(self, dtype=None) -> "ndarray":
+        if dtype is None or np.dtype(dtype) == self._dtype:
+            return self._derive(self._shape, self._strides)
+        raise NotImplementedError("views with another dtype are not supported yet")
+
+    # -- copies ---------------------------------------------------------------------------------
+
+    def copy(self, order="C") -> "ndarray":
+        out = ndarray(self._shape, self._dtype, order="F" if order == "F" else "C")
+        out[...] = self
+        return out
+
+    def astype(self, dtype, order="K", casting="unsafe", copy=True) -> "ndarray":
+        dt = dtypes.check(dtype)
+        if not np.can_cast(self._dtype, dt, casting):
+            raise TypeError(f"Cannot cast array data from {self._dtype!r} to {dt!r} according "
+                            f"to the rule {casting!r}")
+        if dt == self._dtype and not copy:
+            return self
+        out = ndarray(self._shape, dt)
+        out[...] = self
+        return out
+
+    def fill(self, value) -> None:
+        self[...] = value
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    # -- NumPy protocols ------------------------------------------------------------------------
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .ufuncs import dispatch_numpy_ufunc
+
+        return dispatch_numpy_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .interop import dispatch_numpy_function
+
+        return dispatch_numpy_function(func, types, args, kwargs)
+
+
+def _install_operators():
+    """Operators map onto the ufuncs, as in NumPy (reflected and in-place forms included)."""
+    from . import ufuncs as uf
+
+    def binary(name):
+        f = uf.UFUNCS[name]
+        return (lambda self, other: f(self, other),
+                lambda self, other: f(other, self),
+                lambda self, other: f(self, other, out=self))
+
+    table = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+             "floordiv": "floor_divide", "mod": "remainder", "pow": "power",
+             "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+             "lshift": "left_shift", "rshift": "right_shift"}
+    for dunder, name in table.items():
+        fwd, rev, inplace = binary(name)
+        setattr(ndarray, f"__{dunder}__", fwd)
+        setattr(ndarray, f"__r{dunder}__", rev)
+        setattr(ndarray, f"__i{dunder}__", inplace)
+    for dunder, name in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                         "gt": "greater", "ge": "greater_equal"}.items():
+        f = uf.UFUNCS[name]
+        setattr(ndarray, f"__{dunder}__", lambda self, other, f=f: f(self, other))
+    for dunder, name in {"neg": "negative", "pos": "positive", "abs": "absolute",
+                         "invert": "invert"}.items():
+        f = uf.UFUNCS[name]
+        setattr(ndarray, f"__{dunder}__", lambda self, f=f: f(self))
+    ndarray.__hash__ = None
+
+
+from . import ufuncs as _ufuncs  # noqa: E402,F401  (defines the operators on ndarray)

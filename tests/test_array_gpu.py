@@ -1,0 +1,231 @@
+"""gpunb arrays and ufuncs against NumPy on random inputs (GPU)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gpunb as gp
+from gpunb.core.dtypes import SUPPORTED
+from gpunb.core.ops import OPS
+
+pytestmark = pytest.mark.gpu
+
+REAL = [d for d in SUPPORTED if d.kind != "c"]
+rng = np.random.default_rng(12345)
+
+
+def rand(shape, dtype, special=True):
+    dt = np.dtype(dtype)
+    n = int(np.prod(shape, dtype=np.int64))
+    if dt.kind == "b":
+        x = rng.integers(0, 2, n).astype(bool)
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        lo, hi = max(info.min, -100), min(info.max, 100)
+        x = rng.integers(lo, hi, n, endpoint=True).astype(dt)
+    elif dt.kind == "f":
+        x = (rng.standard_normal(n) * 3).astype(dt)
+        if special and n >= 6:
+            x[:6] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0]
+            rng.shuffle(x)
+    else:
+        x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
+    return x.reshape(shape)
+
+
+def assert_same(actual, expected, op=""):
+    """Exact for bool/int and for IEEE-exact ops; a few ulp for transcendental floats."""
+    assert actual.dtype == expected.dtype, (op, actual.dtype, expected.dtype)
+    assert actual.shape == expected.shape
+    if expected.dtype.kind in "biu" or op in ("add", "subtract", "multiply", "true_divide", "sqrt",
+                                              "negative", "absolute", "floor", "ceil", "trunc", "rint",
+                                              "maximum", "minimum", "fmax", "fmin", "copysign",
+                                              "square", "positive", "sign", "floor_divide", "remainder"):
+        if expected.dtype.kind in "fc":
+            np.testing.assert_array_equal(actual, expected, err_msg=op)
+        else:
+            np.testing.assert_array_equal(actual, expected, err_msg=op)
+        return
+    tol = {np.dtype("float16"): 2e-3, np.dtype("float32"): 4e-6, np.dtype("float64"): 1e-13,
+           np.dtype("complex64"): 4e-6, np.dtype("complex128"): 1e-13}[expected.dtype]
+    np.testing.assert_allclose(actual, expected, rtol=tol, atol=tol, equal_nan=True, err_msg=op)
+
+
+def test_roundtrip_every_dtype():
+    for dt in SUPPORTED:
+        x = rand((3, 4, 5), dt)
+        g = gp.asarray(x)
+        assert g.dtype == dt and g.shape == x.shape and g.strides == x.strides
+        np.testing.assert_array_equal(g.get(), x)
+        np.testing.assert_array_equal(np.asarray(g), x)
+        np.testing.assert_array_equal(gp.asnumpy(g), x)
+
+
+@pytest.mark.parametrize("index", [
+    (slice(None, None, -1),), (1,), (slice(1, None, 2), Ellipsis, 0), (None, slice(2, 0, -1)),
+    (Ellipsis, None), (-1, slice(None), slice(None, None, -2)), ()])
+def test_views_match_numpy(index):
+    x = rand((4, 5, 6), "float32")
+    g = gp.asarray(x)
+    v, e = g[index], x[index]
+    assert v.shape == e.shape and v.strides == e.strides
+    np.testing.assert_array_equal(v.get(), e)
+    np.testing.assert_array_equal(g.T.get(), x.T)
+    np.testing.assert_array_equal(g.transpose(1, 0, 2)[::2].get(), x.transpose(1, 0, 2)[::2])
+    np.testing.assert_array_equal(g.reshape(6, 20).get(), x.reshape(6, 20))
+    np.testing.assert_array_equal(g.T.reshape(-1).get(), x.T.reshape(-1))     # a copy
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_ufunc_every_dtype_matches_numpy(name):
+    op = OPS[name]
+    f, ref = getattr(gp, name), op.ufunc
+    tried = 0
+    for dt in SUPPORTED:
+        try:
+            op.resolve((dt,) * op.nin)
+        except TypeError:
+            continue
+        xs = [rand((33, 17), dt) for _ in range(op.nin)]
+        if name in ("power", "left_shift", "right_shift") and dt.kind in "iu":
+            xs[1] = np.abs(xs[1]) % (8 * dt.itemsize) if name != "power" else np.abs(xs[1]) % 5
+            xs[1] = xs[1].astype(dt)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            expected = ref(*xs)
+            try:
+                actual = f(*[gp.asarray(x) for x in xs])
+            except TypeError as e:
+                assert "complex" in str(e) and dt.kind == "c", (name, dt, e)
+                continue
+        assert_same(actual.get(), expected, name)
+        tried += 1
+    assert tried
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_broadcasting_views_and_scalars(data):
+    ndim = data.draw(st.integers(0, 6))
+    shape = tuple(data.draw(st.lists(st.integers(0, 4), min_size=ndim, max_size=ndim)))
+    bshape = tuple(1 if data.draw(st.booleans()) else s for s in shape[data.draw(st.integers(0, ndim)):])
+    da = data.draw(st.sampled_from(REAL))
+    db = data.draw(st.sampled_from(REAL))
+    name = data.draw(st.sampled_from(["add", "multiply", "maximum", "less", "true_divide", "hypot",
+                                      "logical_xor", "floor_divide"]))
+    a, b = rand(shape, da), rand(bshape, db)
+    ga, gb = gp.asarray(a), gp.asarray(b)
+    if ndim and data.draw(st.booleans()):     # non-contiguous and negative-stride views
+        a, ga = a[..., ::-1], ga[..., ::-1]
+    if data.draw(st.booleans()):
+        a, ga = a.T, ga.T
+        b, gb = b.T, gb.T
+    scalar = data.draw(st.sampled_from([None, 2, -1.5, True, np.float32(0.5), np.inf]))
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            expected = getattr(np, name)(a, b if scalar is None else scalar)
+        except (TypeError, ValueError, OverflowError) as e:
+            with pytest.raises(type(e)):
+                getattr(gp, name)(ga, gb if scalar is None else scalar)
+            return
+        actual = getattr(gp, name)(ga, gb if scalar is None else scalar)
+    assert_same(actual.get(), expected, name)
+
+
+def test_broadcast_error_is_numpys():
+    with pytest.raises(ValueError) as np_err:
+        np.add(np.zeros((2, 3)), np.zeros(4))
+    with pytest.raises(ValueError) as gp_err:
+        gp.add(gp.zeros((2, 3)), gp.zeros(4))
+    assert str(gp_err.value) == str(np_err.value)
+
+
+def test_operators_inplace_reflected_out_dtype():
+    x = rand((100,), "float32", special=False)
+    g = gp.asarray(x)
+    np.testing.assert_array_equal((2 - g).get(), 2 - x)
+    np.testing.assert_array_equal((g ** 2).get(), x ** 2)
+    np.testing.assert_array_equal((-g).get(), -x)
+    np.testing.assert_array_equal((g < 0).get(), x < 0)
+    h = g.copy()
+    h += 1
+    np.testing.assert_array_equal(h.get(), x + 1)
+    out = gp.empty(100, "float64")
+    gp.multiply(g, g, out=out)
+    np.testing.assert_array_equal(out.get(), np.multiply(x, x, dtype=np.float32).astype(np.float64))
+    np.testing.assert_array_equal(gp.add(g, g, dtype="float64").get(), np.add(x, x, dtype="float64"))
+    i = gp.arange(10, dtype="int32")
+    with pytest.raises(TypeError):
+        i += 1.5                                  # same_kind casting refuses float -> int
+    with pytest.raises(OverflowError):
+        gp.asarray(np.zeros(3, np.int8)) + 1000   # NEP 50: Python int out of int8's range
+
+
+def test_setitem_and_fill():
+    x = rand((5, 6), "int64")
+    g = gp.asarray(x)
+    g[1:3] = 7
+    x[1:3] = 7
+    g[:, ::2] = gp.asarray(np.arange(3))
+    x[:, ::2] = np.arange(3)
+    g[4] = 2.9                                     # unsafe cast, as NumPy assignment
+    x[4] = 2.9
+    g[1:, :] = g[:-1, :]                           # overlapping copy
+    x[1:, :] = x[:-1, :].copy()
+    np.testing.assert_array_equal(g.get(), x)
+    z = gp.full((2, 3), np.nan, dtype="float16")
+    assert np.isnan(z.get()).all() and z.dtype == np.float16
+
+
+def test_where_with_inf_and_newaxis():
+    pts = rand((6, 3), "float32", special=False)
+    mask = np.array([True, False, True, False, False, True])
+    got = gp.where(gp.asarray(mask)[:, gp.newaxis], gp.inf, gp.asarray(pts))
+    np.testing.assert_array_equal(got.get(), np.where(mask[:, None], np.inf, pts))
+    assert got.dtype == np.float32
+
+
+def test_empty_and_zero_d():
+    e = gp.zeros((0, 3), "float32")
+    assert (e + 1).shape == (0, 3)
+    z = gp.asarray(np.float64(2.5))
+    assert z.shape == () and float(gp.sqrt(z)) == np.sqrt(2.5)
+    assert (z * gp.arange(3.0)).get().tolist() == [0.0, 2.5, 5.0]
+
+
+def test_numpy_ufunc_protocol_runs_on_gpu_and_host_arrays_are_refused():
+    x = rand((10,), "float64", special=False)
+    g = gp.asarray(x)
+    r = np.sin(g)
+    assert isinstance(r, gp.ndarray)
+    np.testing.assert_allclose(r.get(), np.sin(x), rtol=1e-13)
+    with pytest.raises(TypeError, match="host memory"):
+        gp.add(g, x)
+
+
+def test_cupy_arrays_are_views():
+    cp = pytest.importorskip("cupy")
+    c = cp.arange(12, dtype=cp.float32).reshape(3, 4)
+    g = gp.asarray(c)
+    assert g.data.ptr == c.data.ptr
+    np.testing.assert_array_equal((g * 2).get(), cp.asnumpy(c) * 2)
+    c2 = cp.asarray(g)                              # and back, through our interface
+    assert c2.data.ptr == g.data.ptr
+
+
+def test_memory_pool_reuses_blocks():
+    pool = gp.get_default_memory_pool()
+    a = gp.empty(1 << 20, "float32")
+    used = pool.used_bytes()
+    assert used >= 4 << 20 and pool.total_bytes() >= used
+    del a
+    gp.synchronize()
+    b = gp.empty(1 << 20, "float32")
+    assert pool.total_bytes() >= pool.used_bytes()
+    del b
+    pool.free_all_blocks()
+    assert pool.total_bytes() <= pool.used_bytes() + (4 << 20)
