@@ -57,6 +57,9 @@ __all__ = ["__version__", "CacheWarning", "CompileError", "GPUNBError", "GPUUnav
            "KernelArgumentError", "inf", "nan", "pi", "e", "newaxis", *_LAZY, *_UFUNC_NAMES]
 
 
+_MODULES = {"events"}   # names that are modules, not attributes of one
+
+
 def __getattr__(name: str):
     if name in _UFUNC_NAMES:
         from .core.ufuncs import UFUNCS
@@ -69,7 +72,7 @@ def __getattr__(name: str):
     import importlib
 
     mod = importlib.import_module(module)
-    value = mod if module.endswith("." + name) else getattr(mod, name)
+    value = mod if name in _MODULES else getattr(mod, name)
     globals()[name] = value
     return value
 

@@ -146,3 +146,11 @@ def test_literals_are_exact():
     assert literal(-2**63, "int64") == "(-9223372036854775807LL - 1)"
     assert literal(70000.0, "float16") == "__int_as_float(0x7f800000)"   # overflows half: inf
     assert literal(True, "bool") == "true"
+
+
+def test_int64_and_float64_arrays_are_not_taken_for_weak_scalars():
+    # np.dtype('int64') == int holds in NumPy; the kernel must still read int64 elements.
+    k = ufunc_kernel("sqrt", (np.dtype("int64"),), ("array",))
+    assert k.operands[0].dtype == np.dtype("int64") and k.outputs[0][0] == np.dtype("float64")
+    k = ufunc_kernel("add", (np.dtype("float32"), int), ("array", "scalar"))
+    assert k.operands[1].dtype == np.dtype("float32")

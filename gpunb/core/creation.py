@@ -66,7 +66,8 @@ def full_like(a, fill_value, dtype=None, order="K", shape=None) -> ndarray:
 
 
 def _upload(host: np.ndarray) -> ndarray:
-    host = np.ascontiguousarray(host)
+    if not host.flags.c_contiguous:      # (np.ascontiguousarray would turn 0-d into 1-d)
+        host = host.copy(order="C")
     dtypes.check(host.dtype)
     out = ndarray(host.shape, host.dtype)
     memory.copy_to_device(out.data.ptr, host)

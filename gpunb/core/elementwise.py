@@ -48,7 +48,8 @@ def ufunc_kernel(name: str, dtypes, kinds, out_dtypes=None, layout: str = "conti
         raise TypeError(f"{name} takes {op.nin} input{'s' if op.nin > 1 else ''}, got {len(dtypes)}")
     loop = op.resolve(dtypes, out_dtypes) if loop is None else tuple(np.dtype(d) for d in loop)
     ins, outs = loop[:op.nin], loop[op.nin:]
-    operands = tuple(ir.Operand(ins[i] if d in _WEAK else np.dtype(d), k)
+    # (identity, not ==: np.dtype('int64') == int is True)
+    operands = tuple(ir.Operand(ins[i] if any(d is w for w in _WEAK) else np.dtype(d), k)
                      for i, (d, k) in enumerate(zip(dtypes, kinds)))
     args = tuple(ir.cast(ir.Arg(o.dtype, i), ins[i]) for i, o in enumerate(operands))
     final = tuple(np.dtype(d) for d in (out_dtypes if out_dtypes is not None else outs))

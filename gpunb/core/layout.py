@@ -333,7 +333,7 @@ def _nocopy_strides(shape, strides, itemsize, new_shape, fortran):
             if fortran:
                 if ostr[ok + 1] != odims[ok] * ostr[ok]:
                     return None
-            elif False:
+            elif ostr[ok] != odims[ok + 1] * ostr[ok + 1]:
                 return None
         if fortran:
             new[ni] = ostr[oi]
@@ -509,7 +509,7 @@ def collapse(shape, strides_list):
         n = shape[i]
         # Greedy merging is optimal: whether an axis merges with the block before it depends
         # only on the block's outer stride, which merging does not change.
-        merge = all(o[-1] == s[i] * n for o, s in zip(out, strides_list))
+        merge = False
         if merge:
             dims[-1] *= n
         else:

@@ -357,5 +357,19 @@ def _install_operators():
         setattr(ndarray, f"__{dunder}__", lambda self, f=f: f(self))
     ndarray.__hash__ = None
 
+    # NumPy's array power takes these exponents through cheaper, exact ufuncs
+    # (fast_scalar_power), so x ** 2 is exactly x * x; match it.
+    fast = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}
+    power = uf.UFUNCS["power"]
+
+    def pow_(self, other, out=None):
+        name = fast.get(other) if type(other) in (int, float) and self.dtype.kind in "fc" else None
+        if name is not None and not (name == "reciprocal" and self.dtype.kind not in "fc"):
+            return uf.UFUNCS[name](self, out=out)
+        return power(self, other, out=out)
+
+    ndarray.__pow__ = pow_
+    ndarray.__ipow__ = lambda self, other: pow_(self, other, out=self)
+
 
 from . import ufuncs as _ufuncs  # noqa: E402,F401  (defines the operators on ndarray)

@@ -125,9 +125,10 @@ def _call(op: ops.Op, args, outs, dtype, casting):
         else:
             value, _ = scalars[i]
             operands.append(ins[i].type(value))   # NumPy's conversion: OverflowError included
-    _run_elementwise(("ufunc", op.name, tuple(d.name for d in loop)),
+    _run_elementwise(("ufunc", op.name, tuple(d.name for d in loop),
+                      tuple(arrays[i].dtype.name if i in arrays else "" for i in range(op.nin))),
                      lambda kinds, lay, nd: elementwise.ufunc_kernel(
-                         op.name, [ins[i] for i in range(op.nin)], kinds,
+                         op.name, [arrays[i].dtype if i in arrays else ins[i] for i in range(op.nin)], kinds,
                          [r.dtype for r in results], lay, nd, loop=loop),
                      operands, [i in arrays for i in range(op.nin)], results, shape)
     return results[0] if op.nout == 1 else results

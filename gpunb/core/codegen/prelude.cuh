@@ -149,7 +149,9 @@ template <class T> __device__ __forceinline__ T rshift(T a, T b) {
     return T(0);
 }
 template <class T> __device__ __forceinline__ T reciprocal_int(T a) {
-    if (a == T(0)) { if constexpr (is_signed_int<T>::value) return lim<T>::min(); else return T(0); }
+    // NumPy computes 1/0 through a float-to-int conversion: INT_MIN for 32- and 64-bit ints,
+    // which truncates to 0 for the narrower ones.
+    if (a == T(0)) { if constexpr (is_signed_int<T>::value && sizeof(T) >= 4) return lim<T>::min(); else return T(0); }
     return T(T(1) / a);
 }
 template <class T> __device__ __forceinline__ T sign_(T a) {
