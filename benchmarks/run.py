@@ -821,6 +821,58 @@ def bench_launch(ctx: Context) -> list[dict]:
             row(names[1], us(g, "total_s"), us(c, "total_s"), "CuPy RawKernel", "us", None, "")]
 
 
+_FIRST_OP = r"""
+import time, sys, json
+t = time.perf_counter()
+import numpy as np, gpunb as gp
+a = gp.asarray(np.arange(1000, dtype=np.float32))
+b = (a + a).get()
+print(json.dumps({"s": time.perf_counter() - t, "ok": bool(b[3] == 6)}))
+"""
+
+
+@benchmark("arrays")
+def bench_arrays(ctx: Context) -> list[dict]:
+    """(GPU) gpunb arrays against CuPy and NumPy, as ratios to the device's copy bandwidth."""
+    why = gpu_unavailable(ctx)
+    if why:
+        ctx.raw["arrays"] = why
+        return [row("arrays: elementwise and transpose", why, None, None, "", None, "needs a GPU")]
+    p = ctx.run([str(REPO / "benchmarks" / "arrays_child.py")], {"GPUNB_CACHE_DIR": ctx.dir("arrays")})
+    if p.returncode != 0:
+        raise ChildError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}")
+    data = json.loads(p.stdout.strip().splitlines()[-1])
+    ctx.raw["arrays"] = data
+    copy = data["copy"]["gbs"]
+    rows = [row("device copy bandwidth (read + write), the ceiling", copy, None, None, "GB/s", None,
+                f"cuMemcpyDtoD of 1 GiB: {data['copy']['ms']:.3f} ms")]
+    res = data["results"]
+    for key, label, target in (("add", "a+b float32, 2^28 elements", 0.90),
+                               ("mul_add_sin", "a*b+sin(c) float32 2^28, unfused", 0.90),
+                               ("transpose", "transpose copy 16384^2 float32", 0.75)):
+        r = res[key]
+        bw = lambda ms: r["bytes"] / ms / 1e6  # noqa: E731
+        frac = bw(r["gpunb"]) / copy
+        rows.append(row(f"{label}: fraction of copy bandwidth", frac,
+                        bw(r["cupy"]) / copy if "cupy" in r else "n/a (no cupy)", "CuPy", "x",
+                        f">= {target}", f"gpunb {r['gpunb']:.3f} ms, CuPy "
+                        f"{r.get('cupy', float('nan')):.3f} ms, NumPy (host) {r['numpy']:.1f} ms",
+                        met=frac >= target, ratio=False))
+    d = res["dispatch_us"]
+    rows.append(row("a+b on 1000 elements: host time per op", d["gpunb"], d.get("cupy"), "CuPy", "us",
+                    "<= CuPy", "", met=None if "cupy" not in d else d["gpunb"] <= d["cupy"]))
+    warm = ctx.dir("first-op")
+    ctx.run(["-c", _FIRST_OP], {"GPUNB_CACHE_DIR": warm})          # fills the cache
+    firsts = []
+    for _ in range(max(3, ctx.repeat // 2)):
+        q = ctx.run(["-c", _FIRST_OP], {"GPUNB_CACHE_DIR": warm})
+        firsts.append(json.loads(q.stdout.strip().splitlines()[-1])["s"] * 1e3)
+    rows.append(row("import + first op in a fresh process, warm cache", median(firsts), None, None,
+                    "ms", None, f"ok={data['ok']}"))
+    rows.append(row("reductions (sum, axis 0/1)", "not implemented yet", None, None, "", None, ""))
+    return rows
+
+
 # -- output ---------------------------------------------------------------------------------------
 
 def _fmt(v, unit) -> str:

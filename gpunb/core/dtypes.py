@@ -30,8 +30,13 @@ class UnsupportedDTypeError(TypeError):
     pass
 
 
+_SUPPORTED_SET = frozenset(SUPPORTED)
+
+
 def check(dtype) -> np.dtype:
     """``dtype`` as a NumPy dtype, or a TypeError naming it and the supported ones."""
+    if dtype.__class__ is not type and dtype in _SUPPORTED_SET and getattr(dtype, "isnative", False):
+        return dtype        # the dispatch fast path: already a supported native dtype
     try:
         dt = np.dtype(dtype)
     except TypeError:

@@ -9,6 +9,7 @@ the explicit ways out.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -81,7 +82,7 @@ class ndarray:
         dt = dtypes.check(dtype)
         if order not in ("C", "F"):
             raise ValueError(f"order must be 'C' or 'F', not {order!r}")
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        nbytes = math.prod(shape) * dt.itemsize
         if memptr is None:
             if strides is not None:
                 raise ValueError("strides need memptr: a new allocation is always contiguous")
@@ -100,6 +101,18 @@ class ndarray:
         self._size = 1
         for s in shape:
             self._size *= s
+
+    @classmethod
+    def _empty(cls, shape: tuple, dt: np.dtype) -> "ndarray":
+        """A new C-contiguous array; ``shape`` and ``dt`` already validated (the ufunc path)."""
+        size = 1
+        for s in shape:
+            size *= s
+        buf = memory.get_default_memory_pool().malloc(size * dt.itemsize)
+        self = cls.__new__(cls)
+        self._init(MemoryPointer(int(buf.handle), buf, driver._state.get("device_id", 0)), shape,
+                   layout.c_strides(shape, dt.itemsize), dt, None)
+        return self
 
     @classmethod
     def _view(cls, memptr: MemoryPointer, shape, strides, dt, base) -> "ndarray":

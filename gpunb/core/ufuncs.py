@@ -88,18 +88,32 @@ def _normalize_out(out, nout, name):
     return outs
 
 
+_loops: dict = {}   # (op, input types, dtype=) -> loop: NumPy's resolution, asked once
+
+
+def _resolve(op: ops.Op, in_types: tuple, dtype):
+    key = (op.name, in_types, dtype)
+    loop = _loops.get(key)
+    if loop is None:
+        if dtype is not None:
+            sig = (None,) * op.nin + (dtypes.check(dtype),) * op.nout
+            loop = op.ufunc.resolve_dtypes(in_types + (None,) * op.nout, signature=sig)
+        else:
+            loop = op.resolve(in_types)
+        for d in loop:
+            dtypes.check(d)
+        _loops[key] = loop = tuple(loop)
+    return loop
+
+
 def _call(op: ops.Op, args, outs, dtype, casting):
     arrays, scalars = _operands(args, op.name)
-    in_types = [arrays[i].dtype if i in arrays else scalars[i][1] for i in range(op.nin)]
-    if dtype is not None:
-        sig = (None,) * op.nin + (dtypes.check(dtype),) * op.nout
-        loop = op.ufunc.resolve_dtypes(tuple(in_types) + (None,) * op.nout, signature=sig)
-    else:
-        loop = op.resolve(in_types)
-    for d in loop:
-        dtypes.check(d)
+    in_types = tuple(arrays[i].dtype if i in arrays else scalars[i][1] for i in range(op.nin))
+    loop = _resolve(op, in_types, dtype)
     ins, louts = loop[:op.nin], loop[op.nin:]
-    shape = layout.broadcast_shapes(*[a.shape for a in arrays.values()]) if arrays else ()
+    shapes = {a.shape for a in arrays.values()}
+    shape = (next(iter(shapes)) if len(shapes) == 1 else
+             layout.broadcast_shapes(*[a.shape for a in arrays.values()]) if arrays else ())
     if outs is not None:
         given = [o for o in outs if o is not None]
         if given:
@@ -116,7 +130,7 @@ def _call(op: ops.Op, args, outs, dtype, casting):
             if o is not None and not np.can_cast(louts[j], o.dtype, casting):
                 raise TypeError(f"Cannot cast ufunc '{op.name}' output from {louts[j]!r} to "
                                 f"{o.dtype!r} with casting rule {casting!r}")
-    results = tuple(o if (outs is not None and o is not None) else ndarray(shape, louts[j])
+    results = tuple(o if (outs is not None and o is not None) else ndarray._empty(shape, louts[j])
                     for j, o in enumerate(outs if outs is not None else (None,) * op.nout))
     operands = []
     for i in range(op.nin):
@@ -125,8 +139,7 @@ def _call(op: ops.Op, args, outs, dtype, casting):
         else:
             value, _ = scalars[i]
             operands.append(ins[i].type(value))   # NumPy's conversion: OverflowError included
-    _run_elementwise(("ufunc", op.name, tuple(d.name for d in loop),
-                      tuple(arrays[i].dtype.name if i in arrays else "" for i in range(op.nin))),
+    _run_elementwise(("ufunc", op.name, loop, in_types),
                      lambda kinds, lay, nd: elementwise.ufunc_kernel(
                          op.name, [arrays[i].dtype if i in arrays else ins[i] for i in range(op.nin)], kinds,
                          [r.dtype for r in results], lay, nd, loop=loop),
@@ -158,7 +171,7 @@ def _run_elementwise(key, make, operands, is_array, results, shape):
         lay = "strided"
         cshape, _ = layout.collapse(shape, [st for _, st, _ in strides_list])
         nd = len(cshape)
-    full_key = key + (tuple(kinds), tuple(r.dtype.name for r in results), lay, nd)
+    full_key = key + (tuple(kinds), tuple(r.dtype for r in results), lay, nd)
     lk = launch.get(full_key, lambda: make(kinds, lay, nd))
     launch.run(lk, values, results, shape)
 
