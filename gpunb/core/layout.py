@@ -28,11 +28,8 @@ _INVALID_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis 
 
 
 class AdvancedIndexError(IndexError):
-    """An index NumPy would treat as advanced (integer or boolean arrays, lists, bools).
-
-    gpunb supports only basic indexing (integers, slices, Ellipsis, newaxis) for now. Being an
-    ``IndexError``, it is caught wherever NumPy's indexing errors are.
-    """
+    """An index NumPy treats as advanced (integer or boolean arrays, lists, bools): gpunb
+    supports only basic indexing (integers, slices, Ellipsis, newaxis) for now."""
 
 
 def _shape_str(shape, ending=""):
@@ -41,22 +38,16 @@ def _shape_str(shape, ending=""):
     Negative entries print as ``newaxis`` and leading ones are dropped; only a 1-d shape gets
     the trailing comma, ``(4,)``. Reproduced so messages match NumPy's exactly.
     """
-    shape = list(shape)
-    i = 0
-    while i < len(shape) and shape[i] < 0:
-        i += 1
-    if i == len(shape):
-        return "()" + ending
-    parts = [str(shape[i])] + ["newaxis" if d < 0 else str(d) for d in shape[i + 1:]]
-    return "(" + ",".join(parts) + ("," if len(shape) == 1 else "") + ")" + ending
+    i = next((i for i, d in enumerate(shape) if d >= 0), len(shape))
+    parts = [str(shape[i])] + ["newaxis" if d < 0 else str(d) for d in shape[i + 1:]] \
+        if i < len(shape) else []
+    return "(" + ",".join(parts) + ("," if len(shape) == 1 and parts else "") + ")" + ending
 
 
 def _as_shape(shape):
     """``shape`` as a tuple of Python ints (a bare integer means a 1-d shape, as in NumPy)."""
-    try:
-        return (operator.index(shape),)
-    except TypeError:
-        return tuple(operator.index(d) for d in shape)
+    return tuple(map(operator.index, shape)) if hasattr(shape, "__iter__") else \
+        (operator.index(shape),)
 
 
 # -- contiguous layouts -----------------------------------------------------------------------
@@ -81,10 +72,8 @@ def f_strides(shape, itemsize):
 
 
 def is_c_contiguous(shape, strides, itemsize):
-    """Whether the view is C-contiguous under NumPy's rules.
-
-    Strides of size-1 dimensions are ignored and an array with no elements is contiguous.
-    """
+    """Whether the view is C-contiguous under NumPy's rules: strides of size-1 dimensions are
+    ignored and an array with no elements is contiguous."""
     if 0 in shape:
         return True
     expected = itemsize
@@ -107,17 +96,12 @@ def _int_index(item):
     """``item`` as an integer index, or raise NumPy's error for a non-basic index."""
     # bools are ints to Python but boolean masks to NumPy; arrays (even 0-d) make copies there.
     if not isinstance(item, (bool, np.bool_, np.ndarray)):
-        try:
-            i = operator.index(item)
-        except TypeError:
-            pass
-        else:
-            if not _INTP_MIN <= i <= _INTP_MAX:
+        if hasattr(item, "__index__"):
+            if not _INTP_MIN <= operator.index(item) <= _INTP_MAX:
                 raise IndexError(_INVALID_INDEX)
-            return i
-        if isinstance(item, (str, bytes)) or not any(
-                hasattr(item, a) for a in ("__len__", "__iter__", "__array__",
-                                           "__array_interface__", "__cuda_array_interface__")):
+            return operator.index(item)
+        if isinstance(item, (str, bytes)) or not any(hasattr(item, a) for a in (
+                "__iter__", "__array__", "__array_interface__", "__cuda_array_interface__")):
             raise IndexError(_INVALID_INDEX)  # float, str, ...: invalid in NumPy as well
     raise AdvancedIndexError(
         f"advanced indexing (an index of type {type(item).__name__}) is not supported: gpunb "
@@ -125,24 +109,20 @@ def _int_index(item):
 
 
 def normalize_index(index, shape):
-    """Resolve a basic index against ``shape``, one entry per result position.
+    """Resolve a basic index against ``shape``.
 
     Returns
     -------
     list
         In order: an ``int`` in ``range(n)`` for an integer index (the axis is dropped), a
-        ``range`` of the selected positions for a slice (or for an axis left whole, including
-        those covered by the Ellipsis and the trailing ones), and ``None`` for a new axis. Every
-        source axis appears exactly once, as an ``int`` or a ``range``.
+        ``range`` of the selected positions for a slice or an axis kept whole (Ellipsis,
+        trailing axes), ``None`` for a new axis. Each source axis appears once.
 
     Raises
     ------
     AdvancedIndexError
-        For lists, arrays and booleans.
-    IndexError
-        As NumPy: out-of-bounds integers, two ellipses, too many indices, invalid types.
-    ValueError, TypeError
-        For a zero slice step or non-integer slice bounds (from ``slice.indices``).
+        For lists, arrays and booleans. Other errors are NumPy's (``IndexError``; ``ValueError``
+        or ``TypeError`` from ``slice.indices`` for a zero step or non-integer bounds).
     """
     items = index if isinstance(index, tuple) else (index,)
     parsed, used, ellipsis = [], 0, False
@@ -167,38 +147,27 @@ def normalize_index(index, shape):
     for item in parsed:
         if item is None:
             out.append(None)
-        elif item is Ellipsis:
-            for _ in range(ndim - used):
-                out.append(range(shape[axis]))
-                axis += 1
-        elif isinstance(item, slice):
-            out.append(range(*item.indices(shape[axis])))
-            axis += 1
-        else:
-            n = shape[axis]
-            if not -n <= item < n:
-                raise IndexError(f"index {item} is out of bounds for axis {axis} with size {n}")
+            continue
+        if item is Ellipsis:
+            out += [range(n) for n in shape[axis:axis + ndim - used]]
+            axis += ndim - used
+            continue
+        n = shape[axis]
+        if isinstance(item, slice):
+            out.append(range(*item.indices(n)))
+        elif -n <= item < n:
             out.append(item + n if item < 0 else item)
-            axis += 1
+        else:
+            raise IndexError(f"index {item} is out of bounds for axis {axis} with size {n}")
+        axis += 1
     return out
 
 
 def basic_index(shape, strides, itemsize, index):
-    """Apply a basic index to a view.
+    """Apply a basic index (int, slice, Ellipsis, None or a tuple of them) to a view.
 
-    Parameters
-    ----------
-    shape, strides : sequence of int
-        The view's shape and strides in bytes.
-    itemsize : int
-        Bytes per element (strides already carry it; kept for a uniform signature).
-    index : int, slice, Ellipsis, None or tuple of them
-
-    Returns
-    -------
-    new_shape, new_strides : tuple of int
-    offset : int
-        Bytes to add to the view's start (negative for reversed views).
+    ``itemsize`` is not needed (strides carry it) but kept for a uniform signature. Returns
+    ``(new_shape, new_strides, offset)``, the offset in bytes from the view's start.
     """
     new_shape, new_strides, offset, axis = [], [], 0, 0
     for item in normalize_index(index, shape):
@@ -210,25 +179,18 @@ def basic_index(shape, strides, itemsize, index):
         axis += 1
         if isinstance(item, int):
             offset += item * stride
-        elif len(item) == 0:
-            # NumPy points an empty slice at the view start with step 1.
-            new_shape.append(0)
-            new_strides.append(stride)
-        else:
-            offset += item.start * stride
+        else:  # NumPy points an empty slice at the view start with step 1
+            offset += item.start * stride if item else 0
             new_shape.append(len(item))
-            new_strides.append(item.step * stride)
+            new_strides.append(item.step * stride if item else stride)
     return tuple(new_shape), tuple(new_strides), offset
 
 
 # -- broadcasting -----------------------------------------------------------------------------
 
 def broadcast_error(shapes):
-    """The ``ValueError`` a NumPy ufunc raises for operands that do not broadcast (returned).
-
-    ``np.add(np.zeros((2, 3)), np.zeros(4))`` says "operands could not be broadcast together
-    with shapes (2,3) (4,) ", trailing space included.
-    """
+    """The ``ValueError`` (returned, not raised) of a NumPy ufunc whose operands do not
+    broadcast: "operands could not be broadcast together with shapes (2,3) (4,) "."""
     listed = "".join(_shape_str(s, " ") for s in shapes)
     return ValueError(f"operands could not be broadcast together with shapes {listed}")
 
@@ -246,20 +208,16 @@ def broadcast_shapes(*shapes):
     out = [1] * ndim
     for s in shapes:
         for i, d in enumerate(s, ndim - len(s)):
-            if d != 1:
-                if out[i] == 1:
-                    out[i] = d
-                elif out[i] != d:
+            if out[i] != d and d != 1:
+                if out[i] != 1:
                     raise broadcast_error(shapes)
+                out[i] = d
     return tuple(out)
 
 
 def broadcast_to(shape, strides, new_shape):
-    """Strides of the view broadcast to ``new_shape``: 0 on new and stretched axes.
-
-    Size-1 axes get stride 0 even where they stay size 1, as in ``np.broadcast_to``. Errors
-    carry ``np.broadcast_to``'s messages.
-    """
+    """Strides of the view broadcast to ``new_shape``: 0 on new and size-1 axes (even those
+    that stay size 1), as ``np.broadcast_to``, whose error messages are reproduced."""
     shape, new_shape = tuple(shape), _as_shape(new_shape)
     if not new_shape and shape:
         raise ValueError("cannot broadcast a non-scalar to a scalar array")
@@ -314,11 +272,9 @@ def _nocopy_strides(shape, strides, itemsize, new_shape, fortran):
     and without zero-length axes. Old and new axes are matched in groups of equal products;
     a group of old axes must be contiguous among itself to be re-split.
     """
-    old = [(n, s) for n, s in zip(shape, strides) if n != 1]  # size-1 strides are free
-    odims = [n for n, _ in old]
-    ostr = [s for _, s in old]
-    nnew, nold = len(new_shape), len(odims)
-    new = [0] * nnew
+    odims = [n for n in shape if n != 1]  # size-1 axes: their strides are free
+    ostr = [s for n, s in zip(shape, strides) if n != 1]
+    nnew, nold, new = len(new_shape), len(odims), [0] * len(new_shape)
     oi, oj, ni, nj = 0, 1, 0, 1
     while ni < nnew and oi < nold:
         np_, op = new_shape[ni], odims[oi]
@@ -330,10 +286,8 @@ def _nocopy_strides(shape, strides, itemsize, new_shape, fortran):
                 op *= odims[oj]
                 oj += 1
         for ok in range(oi, oj - 1):
-            if fortran:
-                if ostr[ok + 1] != odims[ok] * ostr[ok]:
-                    return None
-            elif ostr[ok] != odims[ok + 1] * ostr[ok + 1]:
+            if (ostr[ok + 1] != odims[ok] * ostr[ok] if fortran
+                    else ostr[ok] != odims[ok + 1] * ostr[ok + 1]):
                 return None
         if fortran:
             new[ni] = ostr[oi]
@@ -343,15 +297,10 @@ def _nocopy_strides(shape, strides, itemsize, new_shape, fortran):
             new[nj - 1] = ostr[oj - 1]
             for nk in range(nj - 1, ni, -1):
                 new[nk - 1] = new[nk] * new_shape[nk]
-        ni, oi = nj, oj
-        nj, oj = nj + 1, oj + 1
+        ni, oi, nj, oj = nj, oj, nj + 1, oj + 1
     # Trailing size-1 axes of the new shape.
-    last = new[ni - 1] if ni >= 1 else itemsize
-    if fortran and ni >= 1:
-        last *= new_shape[ni - 1]
-    for nk in range(ni, nnew):
-        new[nk] = last
-    return tuple(new)
+    last = itemsize if ni == 0 else new[ni - 1] * (new_shape[ni - 1] if fortran else 1)
+    return tuple(new[:ni]) + (last,) * (nnew - ni)
 
 
 def reshape(shape, strides, itemsize, new_shape, order="C"):
@@ -385,18 +334,15 @@ def reshape(shape, strides, itemsize, new_shape, order="C"):
 # -- axes -------------------------------------------------------------------------------------
 
 def normalize_axis(axis, ndim, msg_prefix=None):
-    """``axis`` in ``range(ndim)``; negative axes count from the end.
-
-    Raises ``numpy.exceptions.AxisError`` ("axis 2 is out of bounds for array of dimension 2",
-    prefixed by ``msg_prefix: `` when given) and ``TypeError`` for non-integers.
-    """
+    """``axis`` in ``range(ndim)``, negative axes counting from the end; NumPy's ``AxisError``
+    ("axis 2 is out of bounds for array of dimension 2", after ``msg_prefix: ``) if out of it."""
     axis = operator.index(axis)
     if not -ndim <= axis < ndim:
         raise AxisError(axis, ndim, msg_prefix)
     return axis + ndim if axis < 0 else axis
 
 
-def normalize_axes(axis, ndim, allow_duplicate=False):
+def normalize_axes(axis, ndim):
     """The axes named by ``axis`` (None: all, an int, or a tuple of ints) as a tuple.
 
     As NumPy's reductions: every axis is checked against the bounds (``AxisError``) before
@@ -413,7 +359,7 @@ def normalize_axes(axis, ndim, allow_duplicate=False):
             return ()
         axis = (axis,)
     out = tuple(normalize_axis(a, ndim) for a in axis)
-    if not allow_duplicate and len(set(out)) != len(out):
+    if len(set(out)) != len(out):
         raise ValueError("duplicate value in 'axis'")
     return out
 
@@ -421,9 +367,7 @@ def normalize_axes(axis, ndim, allow_duplicate=False):
 def transpose(shape, strides, axes=None):
     """``(shape, strides)`` with axes permuted; None reverses them, as ``ndarray.transpose``."""
     shape, strides = tuple(shape), tuple(strides)
-    if axes is None:
-        return shape[::-1], strides[::-1]
-    axes = _as_shape(axes)
+    axes = range(len(shape) - 1, -1, -1) if axes is None else _as_shape(axes)
     if len(axes) != len(shape):
         raise ValueError("axes don't match array")
     perm = []
@@ -453,14 +397,11 @@ def squeeze(shape, strides, axis=None):
     else:
         drop = set()
         for a in axis:  # unlike reductions, squeeze checks bounds and duplicates item by item
-            a = normalize_axis(a, len(shape))
-            if a in drop:
+            if normalize_axis(a, len(shape)) in drop:
                 raise ValueError("duplicate value in 'axis'")
-            drop.add(a)
-    if axis is not None:
-        if any(shape[a] != 1 for a in drop):
-            raise ValueError("cannot select an axis to squeeze out which has size not equal "
-                             "to one")
+            drop.add(normalize_axis(a, len(shape)))
+    if any(shape[a] != 1 for a in drop):
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
     keep = [i for i in range(len(shape)) if i not in drop]
     return tuple(shape[i] for i in keep), tuple(strides[i] for i in keep)
 
@@ -489,13 +430,8 @@ def collapse(shape, strides_list):
 
     Kernels index with fewer dimensions this way. Axes ``i`` and ``i + 1`` merge iff for every
     operand ``strides[i] == strides[i + 1] * shape[i + 1]``; size-1 axes are dropped first.
-    Axes are never reordered, so the elements are visited in the same order.
-
-    Returns
-    -------
-    shape : tuple of int
-        At least one axis: ``(1,)`` for a single element, ``(0,)`` for none.
-    strides_list : list of tuple of int
+    Axes are never reordered, so elements are visited in the same order. Returns ``(shape,
+    strides_list)`` with at least one axis: ``(1,)`` for one element, ``(0,)`` for none.
     """
     strides_list = [tuple(s) for s in strides_list]
     if 0 in shape:
@@ -509,15 +445,13 @@ def collapse(shape, strides_list):
         n = shape[i]
         # Greedy merging is optimal: whether an axis merges with the block before it depends
         # only on the block's outer stride, which merging does not change.
-        merge = False
-        if merge:
+        if all(o[-1] == s[i] * n for o, s in zip(out, strides_list)):
             dims[-1] *= n
+            for o, s in zip(out, strides_list):
+                o[-1] = s[i]
         else:
             dims.append(n)
-        for o, s in zip(out, strides_list):
-            if merge:
-                o[-1] = s[i]
-            else:
+            for o, s in zip(out, strides_list):
                 o.append(s[i])
     return tuple(dims), [tuple(o) for o in out]
 
@@ -534,11 +468,8 @@ def layout_class(shape, strides_list, itemsizes):
 
 
 def byte_extent(shape, strides, itemsize):
-    """``(low, high)``: lowest and one-past-highest byte offsets the view touches.
-
-    Relative to the view's start, so ``low < 0`` for negative strides. ``(0, 0)`` for a view
-    with no elements.
-    """
+    """``(low, high)``: lowest and one-past-highest byte offsets the view touches, relative to
+    its start (``low < 0`` with negative strides); ``(0, 0)`` for a view with no elements."""
     if 0 in shape:
         return 0, 0
     low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
@@ -549,8 +480,8 @@ def byte_extent(shape, strides, itemsize):
 def may_share_memory(extent_a, base_a, extent_b, base_b):
     """Whether two views' byte intervals overlap (bounds only, like ``np.may_share_memory``).
 
-    ``extent_*`` come from `byte_extent` and ``base_*`` are the views' start addresses (or
-    offsets within one buffer). Empty views share nothing.
+    ``extent_*`` come from `byte_extent`, ``base_*`` are the views' start addresses (or offsets
+    in one buffer). Empty views share nothing.
     """
     lo_a, hi_a = base_a + extent_a[0], base_a + extent_a[1]
     lo_b, hi_b = base_b + extent_b[0], base_b + extent_b[1]
