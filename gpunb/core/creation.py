@@ -82,10 +82,7 @@ def array(obj, dtype=None, copy=True, order="K", ndmin=0) -> ndarray:
     if g is not None:
         out = g.astype(dtype if dtype is not None else g.dtype, copy=bool(copy))
     else:
-        host = np.array(obj, dtype=dtype, copy=True, order="C", ndmin=ndmin)
-        if host.dtype == np.float64 and dtype is None and host.dtype != np.asarray(obj).dtype:
-            pass
-        return _upload(host)
+        return _upload(np.array(obj, dtype=dtype, copy=True, order="C", ndmin=ndmin))
     while out.ndim < ndmin:
         out = out[None]
     return out

@@ -16,7 +16,7 @@ import numpy as np
 from . import ir, layout
 from .build import compile_cached
 from .codegen import elementwise as cg
-from .runtime import driver, memory
+from .runtime import driver
 
 BLOCK = 256
 _INT32_LIMIT = 2**31 - 1
@@ -97,10 +97,10 @@ def run(lk: Launchable, inputs, outputs, shape, stream=None) -> None:
         aligned = n <= _INT32_LIMIT and all(a.data.ptr % (E * a.itemsize) == 0 for a in arrays)
         if aligned:
             params.append(ctypes.c_uint32(n))
-            memory.launch_packed(lk.entries[f"{k.name}_vec"], _grid(lk, -(-n // E)), (BLOCK,), 0, stream, params)
+            driver.launch_packed(lk.entries[f"{k.name}_vec"], _grid(lk, -(-n // E)), (BLOCK,), 0, stream, params)
         else:
             params.append(ctypes.c_int64(n))
-            memory.launch_packed(lk.entries[f"{k.name}_flat"], _grid(lk, n), (BLOCK,), 0, stream, params)
+            driver.launch_packed(lk.entries[f"{k.name}_flat"], _grid(lk, n), (BLOCK,), 0, stream, params)
         return
     arrays = [v for o, v in zip(k.operands, inputs) if o.kind == "array"] + list(outputs)
     cshape, cstrides = layout.collapse(shape, [a.strides for a in arrays])
@@ -109,4 +109,4 @@ def run(lk: Launchable, inputs, outputs, shape, stream=None) -> None:
     flat = list(cshape) + [s for st in cstrides for s in st]
     params.append(ctypes.c_int64(n))
     params.append((ctypes.c_int64 * len(flat))(*flat))
-    memory.launch_packed(lk.entries[f"{k.name}_strided"], _grid(lk, n), (BLOCK,), 0, stream, params)
+    driver.launch_packed(lk.entries[f"{k.name}_strided"], _grid(lk, n), (BLOCK,), 0, stream, params)

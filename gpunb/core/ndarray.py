@@ -265,8 +265,7 @@ class ndarray:
     def reshape(self, *shape, order="C") -> "ndarray":
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = shape[0]
-        new = layout.resolve_shape(self._size, _as_shape(shape) if not any(
-            s == -1 for s in (shape if isinstance(shape, tuple) else (shape,))) else tuple(shape))
+        new = layout.resolve_shape(self._size, shape)
         strides = layout.reshape(self._shape, self._strides, self.itemsize, new, order)
         if strides is None:                       # not expressible as a view: copy, as NumPy
             return self.copy(order=order).reshape(new, order=order)

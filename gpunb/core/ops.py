@@ -148,7 +148,7 @@ def _logical(sym: str):
     return lambda loop, a: f"({_truth(loop, a[0])} {sym} {_truth(loop, a[1])})"
 
 
-def _where_free(fn):
+def _gpunb_call(fn):
     return lambda loop, a: f"gpunb::{fn}({', '.join(a)})"
 
 
@@ -158,13 +158,13 @@ _OPS = [
     Op("subtract", _u.subtract, _binary("-")),
     Op("multiply", _u.multiply, _binary("*", "&&")),
     Op("true_divide", _u.true_divide, _binary("/")),
-    Op("floor_divide", _u.floor_divide, _where_free("floor_divide")),
-    Op("remainder", _u.remainder, _where_free("remainder")),
+    Op("floor_divide", _u.floor_divide, _gpunb_call("floor_divide")),
+    Op("remainder", _u.remainder, _gpunb_call("remainder")),
     Op("power", _u.power, _power),
     Op("negative", _u.negative, _negative),
     Op("positive", _u.positive, lambda loop, a: a[0]),
     Op("absolute", _u.absolute, _absolute),
-    Op("sign", _u.sign, _where_free("sign_")),
+    Op("sign", _u.sign, _gpunb_call("sign_")),
     Op("sqrt", _u.sqrt, _unary_math("sqrt", "sqrt_")),
     Op("cbrt", _u.cbrt, _unary_math("cbrt")),
     Op("square", _u.square, _square),
@@ -198,9 +198,9 @@ _OPS = [
     Op("minimum", _u.minimum, lambda loop, a: f"({a[0]} && {a[1]})" if loop[0].kind == "b" else f"gpunb::minimum_({a[0]}, {a[1]})"),
     Op("fmax", _u.fmax, lambda loop, a: f"({a[0]} || {a[1]})" if loop[0].kind == "b" else f"gpunb::fmax_({a[0]}, {a[1]})"),
     Op("fmin", _u.fmin, lambda loop, a: f"({a[0]} && {a[1]})" if loop[0].kind == "b" else f"gpunb::fmin_({a[0]}, {a[1]})"),
-    Op("isnan", _u.isnan, _where_free("isnan_")),
-    Op("isinf", _u.isinf, _where_free("isinf_")),
-    Op("isfinite", _u.isfinite, _where_free("isfinite_")),
+    Op("isnan", _u.isnan, _gpunb_call("isnan_")),
+    Op("isinf", _u.isinf, _gpunb_call("isinf_")),
+    Op("isfinite", _u.isfinite, _gpunb_call("isfinite_")),
     Op("signbit", _u.signbit, _signbit),
     Op("copysign", _u.copysign, _binary_math("copysign")),
     Op("equal", _u.equal, _compare("==")),
@@ -217,9 +217,9 @@ _OPS = [
     Op("bitwise_or", _u.bitwise_or, _binary("|", "||")),
     Op("bitwise_xor", _u.bitwise_xor, _binary("^", "!=")),
     Op("invert", _u.invert, _invert),
-    Op("left_shift", _u.left_shift, _where_free("lshift")),
-    Op("right_shift", _u.right_shift, _where_free("rshift")),
-    Op("clip", np._core.umath.clip, _where_free("clip_")),
+    Op("left_shift", _u.left_shift, _gpunb_call("lshift")),
+    Op("right_shift", _u.right_shift, _gpunb_call("rshift")),
+    Op("clip", np._core.umath.clip, _gpunb_call("clip_")),
 ]
 
 OPS: dict[str, Op] = {op.name: op for op in _OPS}

@@ -273,7 +273,7 @@ class DeviceArray:
 
         host = np.ascontiguousarray(array)
         out = cls(host.shape, host.dtype)
-        _check_drv(_driver_module().cuMemcpyHtoD(out.ptr, host.ctypes.data, host.nbytes), "copy to device")
+        check(_driver_module().cuMemcpyHtoD(out.ptr, host.ctypes.data, host.nbytes), "copy to device")
         return out
 
     def get(self):
@@ -281,7 +281,7 @@ class DeviceArray:
 
         host = np.empty(self.shape, self.dtype)
         synchronize()
-        _check_drv(_driver_module().cuMemcpyDtoH(host.ctypes.data, self.ptr, self.nbytes), "copy to host")
+        check(_driver_module().cuMemcpyDtoH(host.ctypes.data, self.ptr, self.nbytes), "copy to host")
         return host
 
     @property
@@ -290,11 +290,25 @@ class DeviceArray:
                 "version": 3, "strides": None, "stream": 1}
 
 
-def _check_drv(result, what: str):
-    err = result[0]
+def check(result, what: str):
+    """Unpack a cuda.bindings ``(CUresult, *values)`` result, raising GPUNBError on failure."""
+    err = result[0] if isinstance(result, tuple) else result
     if int(err) != 0:
-        raise GPUNBError(f"CUDA error during {what}: {err.name}")
-    return result[1:]
+        raise GPUNBError(f"CUDA error during {what}: {getattr(err, 'name', err)}")
+    return result[1:] if isinstance(result, tuple) else ()
+
+
+def launch_packed(kernel, grid, block, shared_mem: int, stream, params: list) -> None:
+    """Launch with parameters given as ctypes objects (structs by value included), which
+    cuda.core's launch does not take. ``params`` must stay alive until this returns."""
+    import ctypes
+
+    addrs = (ctypes.c_void_p * len(params))(*[ctypes.addressof(p) for p in params])
+    g = tuple(grid) + (1,) * (3 - len(grid))
+    b = tuple(block) + (1,) * (3 - len(block))
+    check(_driver_module().cuLaunchKernel(_function_of(kernel), *g, *b, shared_mem,
+                                          int(as_stream(stream).handle), ctypes.addressof(addrs), 0),
+          "kernel launch")
 
 
 def time_ms(fn, *, repeat: int = 20, warmup: int = 3, stream=None) -> float:

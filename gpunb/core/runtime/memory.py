@@ -5,10 +5,8 @@ it reserved (release threshold raised) until ``free_all_blocks``.
 
 from __future__ import annotations
 
-import ctypes
 import threading
 
-from ..errors import GPUNBError
 from . import driver
 
 _pools: dict[int, "MemoryPool"] = {}
@@ -17,13 +15,6 @@ _lock = threading.Lock()
 
 def _drv():
     return driver._driver_module()
-
-
-def _check(result, what: str):
-    err = result[0] if isinstance(result, tuple) else result
-    if int(err) != 0:
-        raise GPUNBError(f"CUDA error during {what}: {getattr(err, 'name', err)}")
-    return result[1:] if isinstance(result, tuple) else ()
 
 
 class MemoryPool:
@@ -45,7 +36,7 @@ class MemoryPool:
             d = _drv()
             # Keep freed memory reserved in the pool (as CuPy does) instead of returning it to
             # the driver at every synchronize.
-            _check(d.cuMemPoolSetAttribute(
+            driver.check(d.cuMemPoolSetAttribute(
                 mr.handle, d.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
                 d.cuuint64_t(2**64 - 1)), "setting the pool's release threshold")
             self._device_id = dev.device_id
@@ -91,7 +82,7 @@ class MemoryPool:
         """Return every cached (unused) block to the driver."""
         mr = self._resource()
         driver.synchronize()
-        _check(_drv().cuMemPoolTrimTo(mr.handle, 0), "trimming the memory pool")
+        driver.check(_drv().cuMemPoolTrimTo(mr.handle, 0), "trimming the memory pool")
 
     def __repr__(self) -> str:
         return f"<gpunb.MemoryPool device={self._device_id}>"
@@ -110,7 +101,7 @@ def get_default_memory_pool() -> MemoryPool:
 def mem_info() -> tuple[int, int]:
     """(free, total) bytes of device memory, as the driver reports them."""
     driver.device()
-    free, total = _check(_drv().cuMemGetInfo(), "memory query")
+    free, total = driver.check(_drv().cuMemGetInfo(), "memory query")
     return int(free), int(total)
 
 
@@ -121,7 +112,7 @@ def _stream_handle(stream) -> int:
 def copy_to_device(dst_ptr: int, host, stream=None) -> None:
     """Copy a C-contiguous NumPy array into device memory (ordered on ``stream``)."""
     if host.nbytes:
-        _check(_drv().cuMemcpyHtoDAsync(dst_ptr, host.ctypes.data, host.nbytes,
+        driver.check(_drv().cuMemcpyHtoDAsync(dst_ptr, host.ctypes.data, host.nbytes,
                                         _stream_handle(stream)), "copy to the device")
 
 
@@ -129,29 +120,17 @@ def copy_to_host(host, src_ptr: int, stream=None) -> None:
     """Copy device memory into a C-contiguous NumPy array; waits for the copy."""
     if host.nbytes:
         s = driver.as_stream(stream)
-        _check(_drv().cuMemcpyDtoHAsync(host.ctypes.data, src_ptr, host.nbytes, int(s.handle)),
+        driver.check(_drv().cuMemcpyDtoHAsync(host.ctypes.data, src_ptr, host.nbytes, int(s.handle)),
                "copy to the host")
         s.sync()
 
 
 def copy_device(dst_ptr: int, src_ptr: int, nbytes: int, stream=None) -> None:
     if nbytes:
-        _check(_drv().cuMemcpyDtoDAsync(dst_ptr, src_ptr, nbytes, _stream_handle(stream)),
+        driver.check(_drv().cuMemcpyDtoDAsync(dst_ptr, src_ptr, nbytes, _stream_handle(stream)),
                "device-to-device copy")
 
 
 def fill_bytes(ptr: int, value: int, nbytes: int, stream=None) -> None:
     if nbytes:
-        _check(_drv().cuMemsetD8Async(ptr, value & 0xFF, nbytes, _stream_handle(stream)), "memset")
-
-
-def launch_packed(kernel, grid, block, shared_mem: int, stream, params: list) -> None:
-    """Launch with parameters given as ctypes objects (structs by value included), which
-    cuda.core's launch does not take. ``params`` must stay alive until this returns."""
-    d = _drv()
-    func = driver._function_of(kernel)
-    addrs = (ctypes.c_void_p * len(params))(*[ctypes.addressof(p) for p in params])
-    g = tuple(grid) + (1,) * (3 - len(grid))
-    b = tuple(block) + (1,) * (3 - len(block))
-    _check(d.cuLaunchKernel(func, *g, *b, shared_mem, _stream_handle(stream),
-                            ctypes.addressof(addrs), 0), "kernel launch")
+        driver.check(_drv().cuMemsetD8Async(ptr, value & 0xFF, nbytes, _stream_handle(stream)), "memset")
