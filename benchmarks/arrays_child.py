@@ -66,6 +66,21 @@ def main():
         res["transpose"]["cupy"] = timed(lambda: cp.ascontiguousarray(cx.T), repeat=10)
         del cx
     res["transpose"]["numpy"] = host_ms(lambda: np.ascontiguousarray(hx.T), repeat=1)
+
+    # Reductions over the same 16384^2 float32: bytes read (the output is negligible).
+    reductions = {"sum": lambda mod, v: mod.sum(v), "sum_axis0": lambda mod, v: mod.sum(v, axis=0),
+                  "sum_axis1": lambda mod, v: mod.sum(v, axis=1)}
+    ok_r = {}
+    for key, f in reductions.items():
+        res[key] = {"gpunb": timed(lambda: f(gp, x), repeat=10), "bytes": 4 * m * m}
+        want = f(np, hx.astype(np.float64))
+        ok_r[key] = bool(np.allclose(f(gp, x).get(), want, rtol=1e-4, atol=1e-2 * np.sqrt(m)))
+        res[key]["numpy"] = host_ms(lambda: f(np, hx), repeat=1)
+    if cp is not None:
+        cx = cp.asarray(hx)
+        for key, f in reductions.items():
+            res[key]["cupy"] = timed(lambda: f(cp, cx), repeat=10)
+        del cx
     del x
 
     # Dispatch: a + b on 1000 elements, host time per op.
@@ -87,7 +102,7 @@ def main():
         c1, c2 = cp.ones(1000, cp.float32), cp.ones(1000, cp.float32)
         res["dispatch_us"]["cupy"] = per_op(lambda: c1 + c2, cp.cuda.Device().synchronize)
     out["results"] = res
-    out["ok"] = {"add": ok_add, "transpose": ok_t}
+    out["ok"] = {"add": ok_add, "transpose": ok_t, **ok_r}
     print(json.dumps(out))
 
 

@@ -837,7 +837,7 @@ def bench_arrays(ctx: Context) -> list[dict]:
     why = gpu_unavailable(ctx)
     if why:
         ctx.raw["arrays"] = why
-        return [row("arrays: elementwise and transpose", why, None, None, "", None, "needs a GPU")]
+        return [row("arrays: elementwise, transpose, reductions", why, None, None, "", None, "needs a GPU")]
     p = ctx.run([str(REPO / "benchmarks" / "arrays_child.py")], {"GPUNB_CACHE_DIR": ctx.dir("arrays")})
     if p.returncode != 0:
         raise ChildError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}")
@@ -849,7 +849,10 @@ def bench_arrays(ctx: Context) -> list[dict]:
     res = data["results"]
     for key, label, target in (("add", "a+b float32, 2^28 elements", 0.90),
                                ("mul_add_sin", "a*b+sin(c) float32 2^28, unfused", 0.90),
-                               ("transpose", "transpose copy 16384^2 float32", 0.75)):
+                               ("transpose", "transpose copy 16384^2 float32", 0.75),
+                               ("sum", "sum of 16384^2 float32", 0.90),
+                               ("sum_axis0", "sum over axis 0 (column sums) of 16384^2 float32", 0.85),
+                               ("sum_axis1", "sum over axis 1 (row sums) of 16384^2 float32", 0.85)):
         r = res[key]
         bw = lambda ms: r["bytes"] / ms / 1e6  # noqa: E731
         frac = bw(r["gpunb"]) / copy
@@ -869,7 +872,6 @@ def bench_arrays(ctx: Context) -> list[dict]:
         firsts.append(json.loads(q.stdout.strip().splitlines()[-1])["s"] * 1e3)
     rows.append(row("import + first op in a fresh process, warm cache", median(firsts), None, None,
                     "ms", None, f"ok={data['ok']}"))
-    rows.append(row("reductions (sum, axis 0/1)", "not implemented yet", None, None, "", None, ""))
     return rows
 
 

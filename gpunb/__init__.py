@@ -22,6 +22,8 @@ newaxis = None
 _ARRAY = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
           "array", "asarray", "ascontiguousarray", "asnumpy", "arange", "linspace", "eye",
           "identity")
+_REDUCTIONS = ("sum", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "mean", "var", "std",
+               "any", "all", "nansum", "nanmax", "nanmin", "count_nonzero")
 _UFUNC_NAMES = (
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
     "power", "negative", "positive", "absolute", "abs", "sign", "sqrt", "cbrt", "square",
@@ -34,6 +36,7 @@ _UFUNC_NAMES = (
     "left_shift", "right_shift")
 _LAZY = {
     **{n: "gpunb.core.creation" for n in _ARRAY},
+    **{n: "gpunb.core.reduction" for n in _REDUCTIONS},
     "ndarray": "gpunb.core.ndarray",
     "ufunc": "gpunb.core.ufuncs",
     "where": "gpunb.core.ufuncs",
@@ -50,6 +53,12 @@ _LAZY = {
     "events": "gpunb.core.events",
     "warm": "gpunb.core.warm",
     "synchronize": "gpunb.core.runtime.driver",
+    "Stream": "gpunb.core.runtime.stream",
+    "ExternalStream": "gpunb.core.runtime.stream",
+    "Event": "gpunb.core.runtime.stream",
+    "get_current_stream": "gpunb.core.runtime.stream",
+    "get_elapsed_time": "gpunb.core.runtime.stream",
+    "from_dlpack": "gpunb.core.interop",
     "device_info": "gpunb.core.runtime.driver",
 }
 

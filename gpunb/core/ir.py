@@ -61,15 +61,16 @@ def cast(node: Node, dtype) -> Node:
 @dataclass(frozen=True)
 class Operand:
     """A kernel operand: ``kind`` is 'array' (one element per index), 'uniform' (a pointer to
-    one element broadcast everywhere) or 'scalar' (a value passed by value)."""
+    one element broadcast everywhere), 'scalar' (a value passed by value) or, in reductions,
+    'outer' (one element per output, constant along the reduced axes)."""
 
     dtype: np.dtype
     kind: str = "array"
 
     def __post_init__(self):
         object.__setattr__(self, "dtype", np.dtype(self.dtype))
-        if self.kind not in ("array", "uniform", "scalar"):
-            raise ValueError(f"operand kind must be 'array', 'uniform' or 'scalar', not {self.kind!r}")
+        if self.kind not in ("array", "uniform", "scalar", "outer"):
+            raise ValueError(f"operand kind must be 'array', 'uniform', 'scalar' or 'outer', not {self.kind!r}")
 
 
 @dataclass(frozen=True)
@@ -91,3 +92,38 @@ class ElementwiseKernel:
             raise ValueError(f"layout must be 'contiguous' or 'strided', not {self.layout!r}")
         if not self.name.isidentifier():
             raise ValueError(f"kernel name {self.name!r} is not a C identifier")
+
+
+REDUCERS = ("sum", "prod", "max", "min", "nanmax", "nanmin", "argmax", "argmin", "any", "all")
+FINISHES = ("none", "divide", "sqrt_divide")
+
+
+@dataclass(frozen=True)
+class ReductionKernel:
+    """A reduction: ``value`` (an expression over the operands, one per input element) combined
+    by ``reducer`` over the reduced axes, then ``finish`` ('divide': by a divisor given at
+    launch, as mean and var do; 'sqrt_divide': std) and a cast to ``out``.
+
+    The input index space is split into outputs (``ndim_outer`` dims after collapsing, in the
+    output's C order) and the reduction (``ndim_reduce`` dims). Arg reducers return the C-order
+    index within the reduction.
+    """
+
+    name: str
+    operands: tuple[Operand, ...]
+    value: Node
+    reducer: str
+    out: np.dtype
+    finish: str = "none"
+    ndim_outer: int = 1
+    ndim_reduce: int = 1
+
+    def __post_init__(self):
+        if self.reducer not in REDUCERS:
+            raise ValueError(f"reducer must be one of {REDUCERS}, not {self.reducer!r}")
+        if self.finish not in FINISHES:
+            raise ValueError(f"finish must be one of {FINISHES}, not {self.finish!r}")
+        if not self.name.isidentifier():
+            raise ValueError(f"kernel name {self.name!r} is not a C identifier")
+        if any(o.kind == "uniform" for o in self.operands):
+            raise ValueError("reduction operands are 'array', 'outer' or 'scalar'")

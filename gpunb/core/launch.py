@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ir, layout
+from . import layout
 from .build import compile_cached
 from .codegen import elementwise as cg
 from .runtime import driver
@@ -41,36 +41,42 @@ def scalar_param(value, dtype: np.dtype):
 
 @dataclass
 class Launchable:
-    kernel: ir.ElementwiseKernel
+    kernel: object           # ir.ElementwiseKernel or ir.ReductionKernel
     entries: dict            # entry point name -> cuda.core Kernel
-    blocks_per_sm: int
+    blocks_per_sm: int       # of the first entry point
     sm_count: int
     vec: int
+    occupancy: dict          # entry point name -> resident blocks of BLOCK threads per SM
 
 
 _cache: dict = {}
 _lock = threading.Lock()
 
 
-def get(kernel_key, make) -> Launchable:
-    """The loaded kernel for ``kernel_key``; ``make()`` builds its IR on first use."""
+def get(kernel_key, make, codegen=cg) -> Launchable:
+    """The loaded kernel for ``kernel_key``; ``make()`` builds its IR on first use and
+    ``codegen`` (a module with ``render``, ``entry_points`` and ``vector_width``) renders it."""
     lk = _cache.get((driver._state.get("device_id"), kernel_key))
     if lk is not None:
         return lk
     with _lock:
         kernel = make()
         info = driver.device_info()
-        entry = compile_cached(cg.render(kernel), (), info.arch, display_name=kernel.name)
-        entries = {e: driver.load_kernel(entry.key, entry.cubin, e) for e in cg.entry_points(kernel)}
-        first = next(iter(entries.values()))
-        try:
-            per_sm = int(first.occupancy.max_active_blocks_per_multiprocessor(BLOCK, 0))
-        except Exception:  # an occupancy query failing must not stop the launch: assume 2048 threads
-            per_sm = 2048 // BLOCK
-        lk = Launchable(kernel, entries, max(1, per_sm), info.multiprocessor_count,
-                        cg.vector_width(kernel))
+        entry = compile_cached(codegen.render(kernel), (), info.arch, display_name=kernel.name)
+        entries = {e: driver.load_kernel(entry.key, entry.cubin, e) for e in codegen.entry_points(kernel)}
+        occupancy = {name: _blocks_per_sm(k) for name, k in entries.items()}
+        lk = Launchable(kernel, entries, next(iter(occupancy.values())), info.multiprocessor_count,
+                        codegen.vector_width(kernel), occupancy)
         _cache[(driver._state.get("device_id"), kernel_key)] = lk
     return lk
+
+
+def _blocks_per_sm(kernel) -> int:
+    """Resident blocks of BLOCK threads per SM (registers differ between entry points)."""
+    try:
+        return max(1, int(kernel.occupancy.max_active_blocks_per_multiprocessor(BLOCK, 0)))
+    except Exception:  # an occupancy query failing must not stop the launch: assume 2048 threads
+        return 2048 // BLOCK
 
 
 def _grid(lk: Launchable, work: int) -> tuple[int]:

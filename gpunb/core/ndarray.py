@@ -16,6 +16,7 @@ import numpy as np
 
 from . import dtypes, layout
 from .runtime import driver, memory
+from .runtime.stream import current_stream_handle
 
 
 class MemoryPointer:
@@ -99,6 +100,7 @@ class ndarray:
         self._dtype = dt
         self._base = base
         self._size = 1
+        self._cc = None          # C-contiguity, computed on first use
         for s in shape:
             self._size *= s
 
@@ -110,8 +112,9 @@ class ndarray:
             size *= s
         buf = memory.get_default_memory_pool().malloc(size * dt.itemsize)
         self = cls.__new__(cls)
-        self._init(MemoryPointer(int(buf.handle), buf, driver._state.get("device_id", 0)), shape,
+        self._init(MemoryPointer(buf.handle, buf, driver._state.get("device_id", 0)), shape,
                    layout.c_strides(shape, dt.itemsize), dt, None)
+        self._cc = True
         return self
 
     @classmethod
@@ -145,7 +148,7 @@ class ndarray:
         new = self.reshape(value)
         if new._data.ptr != self._data.ptr or new._base is not self and new._base is not self._base:
             raise AttributeError("incompatible shape for in-place modification; use .reshape()")
-        self._shape, self._strides = new._shape, new._strides
+        self._shape, self._strides, self._cc = new._shape, new._strides, None
 
     @property
     def flags(self) -> Flags:
@@ -155,14 +158,18 @@ class ndarray:
 
     @property
     def _c_contiguous(self) -> bool:
-        return layout.is_c_contiguous(self._shape, self._strides, self._dtype.itemsize)
+        cc = self._cc
+        if cc is None:
+            cc = self._cc = layout.is_c_contiguous(self._shape, self._strides, self._dtype.itemsize)
+        return cc
 
     @property
     def __cuda_array_interface__(self) -> dict:
         return {"version": 3, "shape": self._shape, "typestr": self._dtype.str,
                 "descr": [("", self._dtype.str)],
                 "data": (self._data.ptr if self._size else 0, False),
-                "strides": None if self._c_contiguous else self._strides, "stream": 1}
+                "strides": None if self._c_contiguous else self._strides,
+                "stream": current_stream_handle()}
 
     def __dlpack_device__(self):
         return (2, self._data.device_id)   # kDLCUDA
@@ -326,6 +333,52 @@ class ndarray:
 
     def __deepcopy__(self, memo):
         return self.copy()
+
+    # -- reductions (gpunb.core.reduction) ------------------------------------------------------
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        from .reduction import sum as f
+        return f(self, axis, dtype, out, keepdims)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        from .reduction import prod as f
+        return f(self, axis, dtype, out, keepdims)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        from .reduction import amax as f
+        return f(self, axis, out, keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        from .reduction import amin as f
+        return f(self, axis, out, keepdims)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        from .reduction import argmax as f
+        return f(self, axis, out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        from .reduction import argmin as f
+        return f(self, axis, out, keepdims=keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        from .reduction import mean as f
+        return f(self, axis, dtype, out, keepdims)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        from .reduction import var as f
+        return f(self, axis, dtype, out, ddof, keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        from .reduction import std as f
+        return f(self, axis, dtype, out, ddof, keepdims)
+
+    def any(self, axis=None, out=None, keepdims=False):
+        from .reduction import any as f
+        return f(self, axis, out, keepdims)
+
+    def all(self, axis=None, out=None, keepdims=False):
+        from .reduction import all as f
+        return f(self, axis, out, keepdims)
 
     # -- NumPy protocols ------------------------------------------------------------------------
 

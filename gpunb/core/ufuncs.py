@@ -7,10 +7,14 @@ collapsing dimensions), and launches one generated kernel for (op, dtypes, layou
 
 from __future__ import annotations
 
+from ctypes import c_uint32 as _c_uint32
+from ctypes import c_void_p as _c_void_p
+
 import numpy as np
 
-from . import dtypes, elementwise, launch, layout, ops
+from . import dtypes, elementwise, launch, layout, ops, transpose
 from .ndarray import ndarray
+from .runtime import driver, fastcall
 
 _WEAK = (int, float, complex)
 
@@ -60,6 +64,7 @@ class ufunc:
     """
 
     def __init__(self, name: str):
+        self._fast: dict = {}    # (device, operand types) -> prepared contiguous launch
         self._op = ops.get(name)
         self.__name__ = self.name = self._op.name
         self.nin, self.nout = self._op.nin, self._op.nout
@@ -69,11 +74,78 @@ class ufunc:
         return f"<gpunb.ufunc '{self.name}'>"
 
     def __call__(self, *args, out=None, dtype=None, casting="same_kind"):
+        if out is None and dtype is None and self.nout == 1:
+            r = _fast_call(self, args)
+            if r is not None:
+                return r
         if len(args) != self.nin:
             raise TypeError(f"{self.name}() takes {self.nin} positional argument"
                             f"{'s' if self.nin > 1 else ''} but {len(args)} were given")
         outs = _normalize_out(out, self.nout, self.name)
         return _call(self._op, args, outs, dtype, casting)
+
+
+_WEAK_FAST = (int, float)
+
+
+def _fast_call(f: ufunc, args):
+    """The common case without the general machinery: C-contiguous GPU arrays of one shape
+    (and Python int/float scalars), 16-byte aligned, fewer than 2**31 elements. Returns None
+    for anything else, which then takes the general path (that also prepares this one)."""
+    shape = None
+    key = [driver._state.get("device_id")]
+    for a in args:
+        t = type(a)
+        if t is ndarray:
+            if not a._c_contiguous or a._data.ptr & 15 or (shape is not None and a._shape != shape):
+                return None
+            shape = a._shape
+            key.append(a._dtype)
+        elif t in _WEAK_FAST:
+            key.append(t)
+        else:
+            return None
+    if shape is None:
+        return None
+    n = 1
+    for d in shape:
+        n *= d
+    if n <= 1 or n > launch._INT32_LIMIT:    # one element is a 'uniform' operand: other kernels
+        return None
+    prepared = f._fast.get(tuple(key))
+    if prepared is None:
+        return None
+    function, vec, cap, rdt, conv = prepared
+    result = ndarray._empty(shape, rdt)
+    params = [_c_void_p(a._data.ptr) if c is None else launch.scalar_param(c.type(a), c)
+              for a, c in zip(args, conv)]
+    params.append(_c_void_p(result._data.ptr))
+    params.append(_c_uint32(n))
+    blocks = (-(-n // vec) + launch.BLOCK - 1) // launch.BLOCK
+    fastcall.launch(function, (blocks if blocks < cap else cap,), (launch.BLOCK,), 0,
+                    int(driver.as_stream(None).handle), params)
+    return result
+
+
+def _prepare_fast(f: ufunc, arrays, scalars, lk, loop, results) -> None:
+    """Record a contiguous launch that ``_fast_call`` can repeat for these operand types."""
+    key = [driver._state.get("device_id")]
+    conv = []
+    for i in range(f.nin):
+        if i in arrays:
+            key.append(arrays[i]._dtype)
+            conv.append(None)
+        else:
+            value, t = scalars[i]
+            if type(value) not in _WEAK_FAST:
+                return
+            key.append(type(value))
+            conv.append(loop[i])
+    if any(o.kind == "uniform" for o in lk.kernel.operands):
+        return
+    name = f"{lk.kernel.name}_vec"
+    f._fast[tuple(key)] = (driver._function_of(lk.entries[name]), lk.vec,
+                           lk.sm_count * lk.occupancy[name], results[0].dtype, tuple(conv))
 
 
 def _normalize_out(out, nout, name):
@@ -139,11 +211,14 @@ def _call(op: ops.Op, args, outs, dtype, casting):
         else:
             value, _ = scalars[i]
             operands.append(ins[i].type(value))   # NumPy's conversion: OverflowError included
-    _run_elementwise(("ufunc", op.name, loop, in_types),
-                     lambda kinds, lay, nd: elementwise.ufunc_kernel(
-                         op.name, [arrays[i].dtype if i in arrays else ins[i] for i in range(op.nin)], kinds,
-                         [r.dtype for r in results], lay, nd, loop=loop),
-                     operands, [i in arrays for i in range(op.nin)], results, shape)
+    lk = _run_elementwise(("ufunc", op.name, loop, in_types),
+                          lambda kinds, lay, nd: elementwise.ufunc_kernel(
+                              op.name, [arrays[i].dtype if i in arrays else ins[i] for i in range(op.nin)],
+                              kinds, [r.dtype for r in results], lay, nd, loop=loop),
+                          operands, [i in arrays for i in range(op.nin)], results, shape)
+    if (op.nout == 1 and outs is None and dtype is None and lk.kernel.layout == "contiguous"
+            and arrays and all(arrays[i].shape == shape for i in arrays)):
+        _prepare_fast(UFUNCS[op.name], arrays, scalars, lk, loop, results)
     return results[0] if op.nout == 1 else results
 
 
@@ -174,6 +249,7 @@ def _run_elementwise(key, make, operands, is_array, results, shape):
     full_key = key + (tuple(kinds), tuple(r.dtype for r in results), lay, nd)
     lk = launch.get(full_key, lambda: make(kinds, lay, nd))
     launch.run(lk, values, results, shape)
+    return lk
 
 
 def copy_into(dst: ndarray, value) -> None:
@@ -196,6 +272,8 @@ def copy_into(dst: ndarray, value) -> None:
                              f"{dst.shape}") from None
     if _overlaps(src, dst):
         src = src.copy()
+    if transpose.try_copy(src, dst):      # a tiled kernel when the copy transposes
+        return
     _run_elementwise(("copy", src.dtype.name, dst.dtype.name),
                      lambda kinds, lay, nd: elementwise.copy_kernel(src.dtype, dst.dtype, kinds[0], lay, nd),
                      [src], [True], [dst], dst.shape)

@@ -145,8 +145,8 @@ def load_kernel(key: str, cubin: bytes, symbol: str):
     return kernel
 
 
-def _function_of(kernel):
-    """The CUfunction of a cuda.core Kernel in the current context (for cuLaunchKernel)."""
+def _function_of(kernel) -> int:
+    """The CUfunction handle of a cuda.core Kernel in the current context (cuLaunchKernel's)."""
     key = ("function", _state.get("device_id"), int(kernel.handle))
     func = _state.get(key)
     if func is None:
@@ -154,23 +154,38 @@ def _function_of(kernel):
         err, func = d.cuKernelGetFunction(kernel.handle)
         if int(err) != 0:
             raise GPUNBError(f"CUDA error getting a kernel's function: {err.name}")
-        _state[key] = func
+        _state[key] = func = int(func)
     return func
 
 
-def as_stream(stream):
-    """A cuda.core Stream: the default stream for None; cuda.core streams as they are; objects
-    with ``__cuda_stream__`` (CuPy, PyTorch, ...) and CuPy-style ``.ptr`` handles wrapped."""
-    from cuda.core import Stream
+class _Current(threading.local):
+    stream = None   # the cuda.core Stream that gpunb.Stream.use() made current in this thread
 
+
+_current = _Current()
+
+
+def as_stream(stream):
+    """A cuda.core Stream: for None the current stream (set by ``with gpunb.Stream():``), else
+    the device's default stream; cuda.core streams as they are; gpunb streams, objects with
+    ``__cuda_stream__`` (CuPy, PyTorch, ...) and CuPy-style ``.ptr`` handles wrapped."""
     if stream is None:
+        # The per-launch path: one thread-local read, then one dict lookup.
+        current = _current.stream
+        if current is not None:
+            return current
         default = _state.get(("default_stream", _state.get("device_id")))
         if default is None:
             dev = device()
             default = _state[("default_stream", dev.device_id)] = dev.default_stream
         return default
+    from cuda.core import Stream
+
     if isinstance(stream, Stream):
         return stream
+    core = getattr(stream, "_core_stream", None)   # a gpunb.Stream
+    if core is not None:
+        return core()
     if hasattr(stream, "__cuda_stream__"):
         return device().create_stream(stream)
     ptr = getattr(stream, "ptr", stream)
@@ -203,7 +218,7 @@ def launch(kernel, grid, block, shared_mem: int, stream, args, producers=()) -> 
     on ``stream`` (anything :func:`as_stream` takes), after the ``producers`` streams."""
     from cuda.core import launch as _launch
 
-    on_default = stream is None
+    on_default = stream is None and _current.stream is None
     stream = as_stream(stream)
     # Arrays made on a default stream need no wait before a launch on the default stream.
     if producers and not (on_default and all(p in _DEFAULT_HANDLES for p in producers)):
@@ -301,14 +316,9 @@ def check(result, what: str):
 def launch_packed(kernel, grid, block, shared_mem: int, stream, params: list) -> None:
     """Launch with parameters given as ctypes objects (structs by value included), which
     cuda.core's launch does not take. ``params`` must stay alive until this returns."""
-    import ctypes
+    from . import fastcall
 
-    addrs = (ctypes.c_void_p * len(params))(*[ctypes.addressof(p) for p in params])
-    g = tuple(grid) + (1,) * (3 - len(grid))
-    b = tuple(block) + (1,) * (3 - len(block))
-    check(_driver_module().cuLaunchKernel(_function_of(kernel), *g, *b, shared_mem,
-                                          int(as_stream(stream).handle), ctypes.addressof(addrs), 0),
-          "kernel launch")
+    fastcall.launch(_function_of(kernel), grid, block, shared_mem, int(as_stream(stream).handle), params)
 
 
 def time_ms(fn, *, repeat: int = 20, warmup: int = 3, stream=None) -> float:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from . import driver
+from . import driver, fastcall
 
 _pools: dict[int, "MemoryPool"] = {}
 _lock = threading.Lock()
@@ -15,6 +15,9 @@ _lock = threading.Lock()
 
 def _drv():
     return driver._driver_module()
+
+
+CACHED_LIMIT = 1 << 20   # blocks up to this size are recycled by gpunb without a driver call
 
 
 class MemoryPool:
@@ -26,6 +29,12 @@ class MemoryPool:
     def __init__(self, device_id: int | None = None):
         self._device_id = device_id
         self._mr = None
+        self._handle = None      # the CUmemoryPool as an int, for the allocation hot path
+        # Freed small blocks, kept per (stream, size) and handed out again with no driver call
+        # (a driver alloc plus free costs microseconds: more than a small ufunc's kernel).
+        # Reuse on the same stream is ordered after the previous user's work by the stream.
+        self._free: dict[tuple[int, int], list[int]] = {}
+        self._cached = 0
 
     def _resource(self):
         if self._mr is None:
@@ -40,35 +49,55 @@ class MemoryPool:
                 mr.handle, d.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
                 d.cuuint64_t(2**64 - 1)), "setting the pool's release threshold")
             self._device_id = dev.device_id
+            self._handle = int(mr.handle)
             self._mr = mr
         return self._mr
 
-    def malloc(self, nbytes: int, stream=None):
-        """A cuda.core Buffer of ``nbytes`` (at least 1), ordered on ``stream``. On out of
-        memory, frees the pool's cached blocks and retries once, then raises MemoryError."""
-        mr = self._resource()
-        s = driver.as_stream(stream)
-        size = max(int(nbytes), 1)
-        try:
-            return mr.allocate(size, stream=s)
-        except Exception as e:
-            if "OUT_OF_MEMORY" not in str(e):
-                raise driver._translate(e, f"allocating {size} bytes") from e
+    def malloc(self, nbytes: int, stream=None) -> fastcall.Block:
+        """A block of ``nbytes`` (at least 1), ordered on ``stream``. On out of memory, frees
+        the pool's cached blocks and retries once, then raises MemoryError."""
+        pool = self._handle
+        if pool is None:
+            self._resource()
+            pool = self._handle
+        st = driver.as_stream(stream)
+        s = int(st.handle)
+        if nbytes <= CACHED_LIMIT:
+            size = (nbytes + 511) & ~511 if nbytes > 0 else 512
+            cached = self._free.get((s, size))
+            if cached:
+                self._cached -= size
+                return fastcall.Block(cached.pop(), size, s, st, self)
+        else:
+            size = nbytes
+        block = fastcall.allocate(pool, size, s, st, self if size <= CACHED_LIMIT else None)
+        if block is not None:
+            return block
         self.free_all_blocks()
-        try:
-            return mr.allocate(size, stream=s)
-        except Exception as e:
-            if "OUT_OF_MEMORY" not in str(e):
-                raise driver._translate(e, f"allocating {size} bytes") from e
-            free, total = mem_info()
-            raise MemoryError(
-                f"out of GPU memory allocating {size:,} bytes: {free:,} bytes free of {total:,} "
-                f"(this pool holds {self.used_bytes():,} bytes in use, {self.total_bytes():,} "
-                "reserved)") from None
+        block = fastcall.allocate(pool, size, s, st, self if size <= CACHED_LIMIT else None)
+        if block is not None:
+            return block
+        free, total = mem_info()
+        raise MemoryError(
+            f"out of GPU memory allocating {size:,} bytes: {free:,} bytes free of {total:,} "
+            f"(this pool holds {self.used_bytes():,} bytes in use, {self.total_bytes():,} "
+            "reserved)")
+
+    def _release(self, handle: int, size: int, stream: int) -> None:
+        """Called by a cached-size block that is no longer referenced."""
+        self._free.setdefault((stream, size), []).append(handle)
+        self._cached += size
+
+    def _flush(self) -> None:
+        """Return the cached small blocks to the driver's pool (stream-ordered frees)."""
+        free, self._free, self._cached = self._free, {}, 0
+        for (stream, _), handles in free.items():
+            for h in handles:
+                fastcall.free(h, stream)
 
     def used_bytes(self) -> int:
         """Bytes in live allocations."""
-        return int(self._resource().attributes.used_mem_current)
+        return int(self._resource().attributes.used_mem_current) - self._cached
 
     def total_bytes(self) -> int:
         """Bytes the pool holds from the driver (in use plus cached)."""
@@ -81,6 +110,7 @@ class MemoryPool:
     def free_all_blocks(self) -> None:
         """Return every cached (unused) block to the driver."""
         mr = self._resource()
+        self._flush()
         driver.synchronize()
         driver.check(_drv().cuMemPoolTrimTo(mr.handle, 0), "trimming the memory pool")
 

@@ -1,0 +1,133 @@
+"""Reductions without a GPU: generated kernels compiled by NVRTC, NumPy's dtype rules, the
+thread-layout plan, and the errors raised before anything touches the device."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gpunb as gp
+from gpunb.core import reduction as red
+from gpunb.core.codegen import prelude
+from gpunb.core.codegen import reduction as rc
+from gpunb.core.codegen.elementwise import _VEC_TYPE
+from gpunb.core.compiler import compile
+from gpunb.core.dtypes import SUPPORTED
+from gpunb.core.ndarray import MemoryPointer, ndarray
+
+ARCH = "sm_90"
+
+FUNCS = ["sum", "prod", "max", "min", "argmax", "argmin", "mean", "var", "std", "any", "all",
+         "nansum", "nanmax", "nanmin", "count_nonzero"]
+
+
+@pytest.mark.parametrize("dtype", [d.name for d in SUPPORTED])
+def test_every_reduction_compiles(dtype):
+    """Every function's kernel for this dtype, in one module: with one reduced dim (the _vec
+    entry included) and with three (index arithmetic), compiled for a real arch."""
+    kernels = [red.kernel_for(f, dtype, None, 2, 1) for f in FUNCS]
+    kernels += [red.kernel_for(f, dtype, None, 1, 3) for f in ("sum", "argmin", "var")]
+    src = "\n".join([prelude(), _VEC_TYPE] + [rc.body(k) for k in kernels])
+    cubin = compile(src, (), ARCH)
+    assert cubin[:4] == b"\x7fELF"
+    for k in kernels:
+        for e in rc.entry_points(k):
+            assert f'void {e}(' in src
+
+
+@pytest.mark.parametrize("func", FUNCS)
+@pytest.mark.parametrize("dtype", [d.name for d in SUPPORTED])
+def test_result_dtype_is_numpys(func, dtype):
+    x = np.ones(3, dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = np.asarray(getattr(np, func)(x)).dtype
+    k = red.kernel_for(func, dtype)
+    assert k.out == expected
+    if func in ("sum", "prod") and np.dtype(dtype).kind in "biu":
+        assert k.out.itemsize == 8          # int32 sums give int64, as NumPy
+
+
+def test_kernel_for_uses_numpys_identity_and_nan_rules():
+    src = rc.render(red.kernel_for("nanmax", "float32"))
+    assert "gpunb::fmax_" in src and "0x7fc00000" in src       # NaN identity: all-NaN stays NaN
+    src = rc.render(red.kernel_for("max", "float64"))
+    assert "gpunb::maximum_" in src and "(-__longlong_as_double(0x7ff0000000000000LL))" in src
+    src = rc.render(red.kernel_for("max", "int8"))
+    assert "(-127 - 1)" in src
+    src = rc.render(red.kernel_for("argmax", "float16"))
+    assert "isnan_(a.v)" in src and "a.i <= b.i" in src        # first NaN, first index
+    assert "isnan" in rc.render(red.kernel_for("nansum", "complex64"))
+    assert "sqrt(" in rc.render(red.kernel_for("std", "float32"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(M=st.integers(0, 10**7), K=st.integers(0, 10**8), rs=st.sampled_from([0, 1, 4, 8, 16, 4096, 65536]),
+       os_=st.sampled_from([0, 1, 4, 8, 16, 4096, 65536]), vec=st.sampled_from([1, 2, 4, 8, 16]),
+       resident=st.integers(1, 4096))
+def test_plan_covers_every_element_once(M, K, rs, os_, vec, resident):
+    p = red.plan(M, K, rs, os_, vec, resident)
+    block = rc.BLOCK
+    assert p.lanes & (p.lanes - 1) == 0 and 1 <= p.lanes <= block
+    assert block % p.lanes == 0
+    if K:       # every split has at least one run of lanes * vec elements to read
+        assert (p.splits - 1) * p.lanes * p.vec < K
+    assert 1 <= p.splits <= 65535 and p.grid[1] == p.splits
+    if M:
+        assert p.grid[0] * (block // p.lanes) >= min(M, p.grid[0] * (block // p.lanes))
+        assert p.grid[0] >= 1
+
+
+def test_plan_picks_the_coalesced_layout():
+    full = red.plan(1, 1 << 28, 4, 0, 4, 1056)
+    assert full.lane_fast and full.lanes == 256 and full.splits > 100       # split to fill the GPU
+    rows = red.plan(16384, 16384, 4, 65536, 4, 1056)
+    assert rows.lane_fast and rows.splits == 1
+    cols = red.plan(16384, 16384, 65536, 4, 1, 1056)
+    assert not cols.lane_fast and cols.lanes * 32 == rc.BLOCK and cols.splits > 1
+
+
+def test_merge_collapses_like_numpy():
+    x = np.zeros((4, 5, 6), np.float32)
+    shape, strides = red._merge(list(x.shape), [list(x.strides)])
+    assert shape == [120] and strides == [[4]]
+    t = x.transpose(2, 0, 1)
+    shape, strides = red._merge(list(t.shape), [list(t.strides)])
+    assert shape == [6, 20] and strides == [[4, 24]]
+    assert red._merge([1, 1], [[8, 8]]) == ([1], [[0]])
+
+
+def fake(shape, dtype):
+    """An ndarray over a made-up pointer: enough for every check made before a launch."""
+    dt = np.dtype(dtype)
+    strides = np.empty(shape, dt).strides if shape else ()
+    return ndarray._view(MemoryPointer(0x10000), shape, strides, dt, None)
+
+
+def test_errors_before_the_gpu_is_touched():
+    a = fake((3, 4), np.float32)
+    with pytest.raises(np.exceptions.AxisError):
+        gp.sum(a, axis=2)
+    with pytest.raises(ValueError, match="repeated axis"):
+        gp.mean(a, axis=(1, -1))
+    with pytest.raises(TypeError):
+        gp.argmax(a, axis=(0, 1))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        gp.max(fake((0, 4), np.float32), axis=0)
+    with pytest.raises(ValueError, match="attempt to get argmin of an empty sequence"):
+        gp.argmin(fake((3, 0), np.int32), axis=1)
+    with pytest.raises(ValueError, match="wrong shape"):
+        gp.sum(a, axis=0, out=fake((3,), np.float32))
+    with pytest.raises(TypeError, match="out must be a gpunb.ndarray"):
+        gp.sum(a, axis=0, out=np.zeros(4, np.float32))
+    with pytest.raises(TypeError, match="NumPy array in host memory"):
+        gp.sum(np.ones(3))
+    with pytest.raises(TypeError, match="not supported on the GPU"):
+        gp.sum(a, dtype=np.longdouble)
+
+
+def test_no_gpu_is_named(no_gpu):
+    with pytest.raises(gp.GPUUnavailableError):
+        gp.sum(fake((3, 4), np.float32))
