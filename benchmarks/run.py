@@ -875,6 +875,59 @@ def bench_arrays(ctx: Context) -> list[dict]:
     return rows
 
 
+_SESSION = r"""
+import time, json
+t = time.perf_counter()
+import numpy as np, gpunb as gp
+from gpunb.core import events
+compiles = []
+events.subscribe(lambda ev: compiles.append(ev.seconds) if isinstance(ev, events.CompileFinished) else None)
+x = gp.asarray(np.random.default_rng(0).standard_normal((300, 200)).astype(np.float32))
+y = (x * 2.0 + 1.0) / x.max()
+s = gp.sqrt(gp.abs(y)).sum(axis=0)
+m = x.mean(), x.std(), y.argmax(), gp.ascontiguousarray(x.T), x.astype(np.float64).sum()
+z = gp.exp(-x) - gp.sin(x) * gp.cos(x) + x ** 2
+w = (z > 0).sum(), z.min(axis=1), gp.maximum(z, 0.0).var()
+gp.synchronize()
+print(json.dumps({"s": time.perf_counter() - t, "compiles": len(compiles),
+                  "compile_s": sum(c or 0 for c in compiles)}))
+"""
+
+
+@benchmark("warm")
+def bench_warm(ctx: Context) -> list[dict]:
+    """``gpunb cache warm`` of the standard kernels into an empty cache, and a first notebook
+    session (a dozen everyday array operations) without and with it."""
+    rows = []
+    d = ctx.dir("warm-standard")
+    arch = None if gpu_unavailable(ctx) else ""
+    argv = ["-m", "gpunb", "cache", "warm", "--json"] + (["--arch", "sm_90"] if arch is None else [])
+    t = time.perf_counter()
+    p = ctx.run(argv, {"GPUNB_CACHE_DIR": d})
+    wall = time.perf_counter() - t
+    if p.returncode != 0:
+        raise ChildError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}")
+    out = p.stdout
+    rep = json.loads(out[out.index("\n{") + 1 if not out.startswith("{") else 0:])
+    ctx.raw["warm"] = {"report": rep, "wall_s": wall, "cpus": os.cpu_count()}
+    rows.append(row(f"cache warm: {rep['total']} standard modules for {rep['arch']}, empty cache", wall,
+                    None, None, "s", None, f"{len(rep['compiled'])} compiled on {os.cpu_count()} CPUs, "
+                    f"{rep['compile_seconds']:.1f} s of NVRTC time"))
+    why = gpu_unavailable(ctx)
+    if why:
+        rows.append(row("first notebook session, without and with warm", why, None, None, "", None, "needs a GPU"))
+        return rows
+    cold = ctx.dir("session-cold")
+    q = json.loads(ctx.run(["-c", _SESSION], {"GPUNB_CACHE_DIR": cold}).stdout.strip().splitlines()[-1])
+    h = json.loads(ctx.run(["-c", _SESSION], {"GPUNB_CACHE_DIR": d}).stdout.strip().splitlines()[-1])
+    ctx.raw["warm"].update(session_cold=q, session_warm=h)
+    rows.append(row("first notebook session, empty cache (no warm)", q["s"], None, None, "s", None,
+                    f"{q['compiles']} kernels compiled, {q['compile_s']:.2f} s in NVRTC"))
+    rows.append(row("first notebook session after cache warm", h["s"], None, None, "s", None,
+                    f"{h['compiles']} kernels compiled"))
+    return rows
+
+
 # -- output ---------------------------------------------------------------------------------------
 
 def _fmt(v, unit) -> str:

@@ -409,23 +409,31 @@ def test_cli_cache_list_json(demo_cache):
 
 def test_cli_cache_warm_named_arch(tmp_path):
     cache = tmp_path / "kernels"
+    from gpunb.core.warm import standard_modules
+
+    n = len(standard_modules())          # the demo and the standard array kernels
+    assert n > 100
     first = cli("cache", "warm", "--arch", "sm_80", cache=cache)
     assert first.returncode == 0, first.stderr
-    assert "1 compiled, 0 already cached, 0 failed for sm_80" in first.stdout
+    assert f"{n} compiled, 0 already cached, 0 failed for sm_80" in first.stdout
     assert "demo: compiled" in first.stderr
+    assert "reduce_sum_afloat32_to_float32_o1r1: compiled" in first.stderr
     second = cli("cache", "warm", "--arch", "sm_80", cache=cache)
     assert second.returncode == 0, second.stderr
-    assert "0 compiled, 1 already cached, 0 failed for sm_80" in second.stdout
+    assert f"0 compiled, {n} already cached, 0 failed for sm_80" in second.stdout
     assert "demo: cached" in second.stderr
     rows = json.loads(cli("cache", "list", "--json", cache=cache).stdout)
-    assert [r["arch"] for r in rows] == ["sm_80"]
+    assert len(rows) == n and {r["arch"] for r in rows} == {"sm_80"}
 
 
 def test_cli_cache_warm_json(tmp_path):
+    from gpunb.core.warm import standard_modules
+
     r = cli("cache", "warm", "--arch", "sm_90", "--json", cache=tmp_path / "kernels")
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
-    assert rep["arch"] == "sm_90" and rep["compiled"] == ["demo"] and rep["failed"] == {}
+    assert rep["arch"] == "sm_90" and rep["failed"] == {}
+    assert sorted(rep["compiled"]) == sorted(m.name for m in standard_modules())
 
 
 def test_cli_cache_warm_without_arch_and_gpu(tmp_path, no_gpu):
@@ -439,7 +447,10 @@ def test_cli_cache_warm_without_arch_and_gpu(tmp_path, no_gpu):
 def test_cli_cache_warm_file_with_error(tmp_path):
     bad = tmp_path / "bad.cu"
     bad.write_text('extern "C" __global__ void bad(float* x) {\n  x[0] = 1\n}\n')
-    r = cli("cache", "warm", "--arch", "sm_90", str(bad), cache=tmp_path / "kernels")
+    good = tmp_path / "good.cu"
+    good.write_text('extern "C" __global__ void good(float* x) { x[0] = 1; }\n')
+    r = cli("cache", "warm", "--no-standard", "--arch", "sm_90", str(bad), str(good),
+            cache=tmp_path / "kernels")
     assert r.returncode == 1, r.stderr
     assert "1 compiled, 0 already cached, 1 failed for sm_90" in r.stdout
     assert "bad.cu:" in r.stdout
@@ -465,7 +476,9 @@ def test_cli_cache_warm_own_file(tmp_path):
 
 def test_cli_cache_clear(tmp_path):
     cache = tmp_path / "kernels"
-    assert cli("cache", "warm", "--arch", "sm_90", cache=cache).returncode == 0
+    good = tmp_path / "good.cu"
+    good.write_text('extern "C" __global__ void good(float* x) { x[0] = 1; }\n')
+    assert cli("cache", "warm", "--no-standard", "--arch", "sm_90", str(good), cache=cache).returncode == 0
     assert json.loads(cli("cache", "status", "--json", cache=cache).stdout)["entries"] == 1
     r = cli("cache", "clear", cache=cache)
     assert r.returncode == 0, r.stderr

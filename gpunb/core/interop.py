@@ -352,7 +352,13 @@ def _import_capsule(capsule, copy) -> ndarray:
     ndim = int(t.ndim)
     shape = tuple(int(t.shape[i]) for i in range(ndim))
     if ndim and t.strides:
-        strides = tuple(int(t.strides[i]) * dt.itemsize for i in range(ndim))
+        elements = tuple(int(t.strides[i]) for i in range(ndim))
+        if any(abs(e) >= 1 << 48 for e in elements):
+            # e.g. a negative byte stride divided as an unsigned number by the producer
+            raise BufferError(f"this DLPack tensor has implausible strides {elements} (in "
+                              "elements); its producer exported them wrongly, which some "
+                              "libraries do for negative strides: pass a copy instead")
+        strides = tuple(e * dt.itemsize for e in elements)
     else:       # NULL strides: C-contiguous (DLPack < 1.2)
         strides = layout.c_strides(shape, dt.itemsize)
     ptr = (t.data or 0) + int(t.byte_offset)

@@ -1,11 +1,80 @@
 """The standard kernels: what ``gpunb cache warm`` precompiles besides the user's modules.
 
-For now the demo kernels; the array runtime's ufunc and reduction kernels join this set.
+The demo kernels, and the array kernels a first notebook session is most likely to need:
+common ufuncs on float32/float64 (and integer arithmetic) for contiguous arrays and Python
+scalars, copies and casts, transposing copies, and the reductions. Each is rendered exactly as
+the runtime renders it, so its cache key is the one the runtime looks up.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from .warm import ModuleSpec, register_standard
+
+FLOATS = ("float32", "float64")
+INTS = ("int32", "int64")
+_BINARY = ("add", "subtract", "multiply", "true_divide", "power", "maximum", "minimum", "less",
+           "greater", "equal")
+_INT_BINARY = ("add", "subtract", "multiply", "floor_divide", "remainder", "less", "equal")
+_UNARY = ("sqrt", "exp", "log", "sin", "cos", "tanh", "absolute", "negative", "square")
+_REDUCTIONS = ("sum", "mean", "max", "min", "argmax", "argmin", "std", "var")
+_INT_REDUCTIONS = ("sum", "max", "min", "argmax", "mean")
+
+
+def array_kernels() -> list[tuple[str, str]]:
+    """(name, CUDA source) of the standard array kernels; pure, no GPU needed."""
+    from . import elementwise, ops
+    from . import reduction as red
+    from .codegen import elementwise as ecg
+    from .codegen import reduction as rcg
+    from .codegen import transpose as tcg
+
+    out = []
+
+    def ufunc(name, dtypes, kinds):
+        op = ops.get(name)
+        dtypes = tuple(d if d in (int, float) else np.dtype(d) for d in dtypes)
+        loop = op.resolve(dtypes)
+        ins = [loop[i] if d in (int, float) else np.dtype(d) for i, d in enumerate(dtypes)]
+        k = elementwise.ufunc_kernel(op.name, ins, kinds, None, "contiguous", 1, loop=loop)
+        out.append((k.name, ecg.render(k)))
+
+    for dt in FLOATS:
+        for name in _BINARY:
+            ufunc(name, (dt, dt), ("array", "array"))
+            ufunc(name, (dt, dt), ("array", "uniform"))     # x / x.max(): a 0-d operand
+            ufunc(name, (dt, float), ("array", "scalar"))
+            ufunc(name, (float, dt), ("scalar", "array"))
+        ufunc("power", (dt, int), ("array", "scalar"))
+        for name in _UNARY:
+            ufunc(name, (dt,), ("array",))
+    for dt in INTS:
+        for name in _INT_BINARY:
+            ufunc(name, (dt, dt), ("array", "array"))
+            ufunc(name, (dt, int), ("array", "scalar"))
+    for src, dst in (("float32", "float32"), ("float64", "float64"), ("float64", "float32"),
+                     ("float32", "float64"), ("int64", "float64"), ("bool", "float32")):
+        k = elementwise.copy_kernel(src, dst)
+        out.append((k.name, ecg.render(k)))
+        if src == dst:
+            fill = elementwise.copy_kernel(src, dst, "scalar")
+            out.append((fill.name, ecg.render(fill)))
+            name = tcg.kernel_name(np.dtype(src), np.dtype(dst))
+            out.append((name, tcg.render(name, np.dtype(src), np.dtype(dst))))
+    for dt, funcs in [(d, _REDUCTIONS) for d in FLOATS] + [(d, _INT_REDUCTIONS) for d in INTS]:
+        for func in funcs:
+            k = red.kernel_for(func, dt, None, 1, 1)
+            out.append((k.name, rcg.render(k)))
+            if func in ("std", "var"):          # their mean pass
+                mean = red.kernel_for("mean", dt, red._result_dtype("mean", np.dtype(dt), None), 1, 1)
+                out.append((mean.name, rcg.render(mean)))
+    seen, unique = set(), []
+    for name, src in out:
+        if name not in seen:
+            seen.add(name)
+            unique.append((name, src))
+    return unique
 
 DEMO_SOURCE = r"""
 extern "C" __global__ void vector_add(const float* __restrict__ a, const float* __restrict__ b,
@@ -29,3 +98,7 @@ extern "C" __global__ void laplace_step(const float* __restrict__ in, float* __r
 """
 
 DEMO = register_standard(ModuleSpec("demo", DEMO_SOURCE))
+
+
+for _name, _source in array_kernels():
+    register_standard(ModuleSpec(_name, _source))

@@ -122,8 +122,8 @@ def _fast_call(f: ufunc, args):
     params.append(_c_void_p(result._data.ptr))
     params.append(_c_uint32(n))
     blocks = (-(-n // vec) + launch.BLOCK - 1) // launch.BLOCK
-    fastcall.launch(function, (blocks if blocks < cap else cap,), (launch.BLOCK,), 0,
-                    int(driver.as_stream(None).handle), params)
+    fastcall.launch1d(function, blocks if blocks < cap else cap, launch.BLOCK,
+                      driver.current_stream()[1], params)
     return result
 
 

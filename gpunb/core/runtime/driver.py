@@ -165,6 +165,20 @@ class _Current(threading.local):
 _current = _Current()
 
 
+def current_stream() -> tuple:
+    """(cuda.core Stream, its handle as an int) of the current stream: the hot path's form
+    of ``as_stream(None)`` (the default stream's pair is computed once per device)."""
+    current = _current.stream
+    if current is not None:
+        return current, int(current.handle)
+    key = ("default_pair", _state.get("device_id"))
+    pair = _state.get(key)
+    if pair is None:
+        s = as_stream(None)
+        pair = _state[("default_pair", _state.get("device_id"))] = (s, int(s.handle))
+    return pair
+
+
 def as_stream(stream):
     """A cuda.core Stream: for None the current stream (set by ``with gpunb.Stream():``), else
     the device's default stream; cuda.core streams as they are; gpunb streams, objects with

@@ -58,6 +58,14 @@ def launch(function: int, grid, block, shared_mem: int, stream: int, params) -> 
         raise GPUNBError(f"CUDA error during kernel launch: {error_name(err)}")
 
 
+def launch1d(function: int, blocks: int, threads: int, stream: int, params) -> None:
+    """:func:`launch` for a one-dimensional grid without shared memory (the ufunc path)."""
+    addrs = (_c_void_p * len(params))(*[ctypes.addressof(p) for p in params])
+    err = (_lib or _driver()).cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0, stream, addrs, None)
+    if err:
+        raise GPUNBError(f"CUDA error during kernel launch: {error_name(err)}")
+
+
 class Block:
     """A block of device memory from a stream-ordered pool, freed (stream-ordered, on the
     stream it was allocated on) when the last reference goes."""

@@ -60,8 +60,11 @@ class MemoryPool:
         if pool is None:
             self._resource()
             pool = self._handle
-        st = driver.as_stream(stream)
-        s = int(st.handle)
+        if stream is None:
+            st, s = driver.current_stream()
+        else:
+            st = driver.as_stream(stream)
+            s = int(st.handle)
         if nbytes <= CACHED_LIMIT:
             size = (nbytes + 511) & ~511 if nbytes > 0 else 512
             cached = self._free.get((s, size))
