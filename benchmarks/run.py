@@ -747,7 +747,7 @@ n, block, L = ARGS["n"], 256, ARGS["launches"]
 grid = ((n + block - 1) // block,)
 rng = np.random.default_rng(0)
 a, b = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
-da, db, dc = driver.DeviceArray.from_host(a), driver.DeviceArray.from_host(b), driver.DeviceArray(n, np.float32)
+da, db, dc = gpunb.asarray(a), gpunb.asarray(b), gpunb.empty(n, np.float32)
 k = gpunb.RawKernel(DEMO_SOURCE, "vector_add")
 args = (da, db, dc, np.uint64(n))
 for _ in range(50):
@@ -814,7 +814,7 @@ def bench_launch(ctx: Context) -> list[dict]:
     ok = f"results match NumPy: gpunb {g['ok']}" + (f", CuPy {c['ok']}" if c else "")
     bound = lambda r: r and median(r["total_s"]) < 1.1 * median(r["host_s"])  # noqa: E731
     note = (f"{payload['n']} float32, grid {payload['n'] // 256} x 256, {payload['launches']} launches "
-            f"a round, median of {payload['rounds']} rounds; {ok}; gpunb on driver.DeviceArray, CuPy "
+            f"a round, median of {payload['rounds']} rounds; {ok}; gpunb on gpunb arrays, CuPy "
             "on cupy arrays" + ("; host-bound (the GPU keeps up with the launches)"
                                 if bound(g) and (c is None or bound(c)) else ""))
     return [row(names[0], us(g, "host_s"), us(c, "host_s"), "CuPy RawKernel", "us", None, note),

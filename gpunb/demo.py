@@ -50,6 +50,7 @@ def _gpu_demo(info, arch, out) -> int:
 
     from . import report
     from .core.cache import kernel_cache
+    from .core.creation import asarray, empty
     from .core.raw import RawModule
     from .core.runtime import driver
 
@@ -64,7 +65,7 @@ def _gpu_demo(info, arch, out) -> int:
 
     n = 1 << 26
     a, b = (rng.standard_normal(n, dtype=np.float32) for _ in range(2))
-    da, db, dc = driver.DeviceArray.from_host(a), driver.DeviceArray.from_host(b), driver.DeviceArray(n, np.float32)
+    da, db, dc = asarray(a), asarray(b), empty(n, np.float32)
     blocks = info.multiprocessor_count * 8
     ms = driver.time_ms(lambda: add((blocks,), (256,), (da, db, dc, n)))
     ok = np.array_equal(dc.get(), a + b)
@@ -73,7 +74,7 @@ def _gpu_demo(info, arch, out) -> int:
 
     rows, cols = 4096, 4096
     x = rng.random((rows, cols), dtype=np.float32)
-    dx, dy = driver.DeviceArray.from_host(x), driver.DeviceArray((rows, cols), np.float32)
+    dx, dy = asarray(x), empty((rows, cols), np.float32)
     grid = ((cols + 31) // 32, (rows + 7) // 8)
     ms2 = driver.time_ms(lambda: step(grid, (32, 8), (dx, dy, rows, cols)))
     ok2 = np.allclose(dy.get(), laplace_reference(x), rtol=1e-6, atol=1e-6)

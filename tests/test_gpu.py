@@ -20,7 +20,7 @@ pytestmark = pytest.mark.gpu
 
 try:
     import cupy as cp  # noqa: F811
-except ImportError:  # the arguments path is protocol-based; CuPy-free runs use DeviceArray
+except ImportError:  # the arguments path is protocol-based; CuPy-free runs use gpunb arrays
     cp = None
 
 needs_cupy = pytest.mark.skipif(cp is None, reason="CuPy is not installed")
@@ -123,11 +123,11 @@ def test_2d_kernel_on_non_contiguous_views(rows, cols):
 
 
 def test_device_array_and_struct_argument():
-    from gpunb.core.runtime.driver import DeviceArray, synchronize
+    from gpunb.core.runtime.driver import synchronize
 
     rng = np.random.default_rng(7)
     x = rng.standard_normal(4097).astype(np.float32)
-    dx = DeviceArray.from_host(x)
+    dx = gpunb.asarray(x)
     k = gpunb.RawKernel(STRUCT, "affine")
     f = np.array((3.0, -1.0), dtype=[("scale", "f4"), ("shift", "f4")])[()]
     k(_blocks(x.size), (256,), (f, dx, x.size))
@@ -167,11 +167,10 @@ def test_bad_arguments_raise_before_launch():
 def test_fresh_process_loads_cached_module_without_nvrtc(cache_dir):
     code = textwrap.dedent(f"""
         import json, numpy as np, gpunb
-        from gpunb.core.runtime.driver import DeviceArray
         src = {VADD!r}
         n = 5000
         a = np.arange(n, dtype=np.float32); b = np.full(n, 0.5, np.float32)
-        da, db, dc = DeviceArray.from_host(a), DeviceArray.from_host(b), DeviceArray(n, np.float32)
+        da, db, dc = gpunb.asarray(a), gpunb.asarray(b), gpunb.empty(n, np.float32)
         gpunb.RawKernel(src, "vadd")(((n + 255) // 256,), (256,), (da, db, dc, n))
         assert np.array_equal(dc.get(), a + b)
         s = gpunb.kernel_cache().stats()

@@ -100,5 +100,14 @@ extern "C" __global__ void laplace_step(const float* __restrict__ in, float* __r
 DEMO = register_standard(ModuleSpec("demo", DEMO_SOURCE))
 
 
-for _name, _source in array_kernels():
-    register_standard(ModuleSpec(_name, _source))
+_registered = False
+
+
+def register() -> None:
+    """Add the array kernels to the standard set (rendering them takes a few tenths of a
+    second, so it waits until a warm asks for them)."""
+    global _registered
+    if not _registered:
+        for name, source in array_kernels():
+            register_standard(ModuleSpec(name, source))
+        _registered = True

@@ -50,8 +50,9 @@ def register_standard(spec: ModuleSpec) -> ModuleSpec:
 
 
 def standard_modules() -> list[ModuleSpec]:
-    from . import standard  # noqa: F401 - registers the standard kernels
+    from . import standard
 
+    standard.register()
     return list(_standard.values())
 
 

@@ -278,47 +278,6 @@ def _translate(e: Exception, what: str) -> Exception:
     return GPUNBError(f"CUDA error during {what}: {e}")
 
 
-class DeviceArray:
-    """A minimal device buffer with ``__cuda_array_interface__`` (v3), used by the demo and the
-    benchmarks until gpunb's ndarray arrives. Allocated from cuda.core's default (pooled)
-    memory resource on the current device."""
-
-    def __init__(self, shape, dtype):
-        import numpy as np
-
-        self.shape = tuple(int(s) for s in (shape if isinstance(shape, tuple) else (shape,)))
-        self.dtype = np.dtype(dtype)
-        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
-        dev = device()
-        try:
-            self._buffer = dev.allocate(max(self.nbytes, 1), stream=dev.default_stream)
-        except Exception as e:
-            raise _translate(e, f"allocating {self.nbytes} bytes") from e
-        self.ptr = int(self._buffer.handle)
-
-    @classmethod
-    def from_host(cls, array) -> "DeviceArray":
-        import numpy as np
-
-        host = np.ascontiguousarray(array)
-        out = cls(host.shape, host.dtype)
-        check(_driver_module().cuMemcpyHtoD(out.ptr, host.ctypes.data, host.nbytes), "copy to device")
-        return out
-
-    def get(self):
-        import numpy as np
-
-        host = np.empty(self.shape, self.dtype)
-        synchronize()
-        check(_driver_module().cuMemcpyDtoH(host.ctypes.data, self.ptr, self.nbytes), "copy to host")
-        return host
-
-    @property
-    def __cuda_array_interface__(self) -> dict:
-        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr, False),
-                "version": 3, "strides": None, "stream": 1}
-
-
 def check(result, what: str):
     """Unpack a cuda.bindings ``(CUresult, *values)`` result, raising GPUNBError on failure."""
     err = result[0] if isinstance(result, tuple) else result
