@@ -24,6 +24,8 @@ _ARRAY = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_li
           "identity")
 _REDUCTIONS = ("sum", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "mean", "var", "std",
                "any", "all", "nansum", "nanmax", "nanmin", "count_nonzero")
+_SHAPES = ("reshape", "ravel", "transpose", "swapaxes", "moveaxis", "squeeze", "expand_dims",
+           "broadcast_to", "copy", "shape", "ndim", "size")
 _UFUNC_NAMES = (
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
     "power", "negative", "positive", "absolute", "abs", "sign", "sqrt", "cbrt", "square",
@@ -37,6 +39,7 @@ _UFUNC_NAMES = (
 _LAZY = {
     **{n: "gpunb.core.creation" for n in _ARRAY},
     **{n: "gpunb.core.reduction" for n in _REDUCTIONS},
+    **{n: "gpunb.core.manipulation" for n in _SHAPES},
     "ndarray": "gpunb.core.ndarray",
     "ufunc": "gpunb.core.ufuncs",
     "where": "gpunb.core.ufuncs",

@@ -1,5 +1,6 @@
 """Array API pieces that need no GPU."""
 
+import numpy as np
 import pytest
 
 import gpunb as gp
@@ -23,3 +24,48 @@ def test_constants_and_namespace():
 def test_unsupported_dtype_is_named():
     with pytest.raises(TypeError, match="longdouble|float128|not supported"):
         gp.empty(3, "float128") if hasattr(__import__("numpy"), "float128") else gp.empty(3, "U4")
+
+
+def test_integer_to_negative_integer_power_raises_like_numpy():
+    import gpunb as gp
+    from gpunb.core.ndarray import MemoryPointer, ndarray
+
+    a = ndarray._view(MemoryPointer(0x10000), (3,), (8,), np.dtype(np.int64), None)
+    with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed"):
+        a ** -1
+    with pytest.raises(ValueError, match="Integers to negative integer powers"):
+        gp.power(a, np.int32(-2))
+    with pytest.raises(ValueError):
+        np.power(np.arange(3), -1)          # the behaviour matched
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, a: m.transpose(a), lambda m, a: m.transpose(a, (1, 0, 2)),
+    lambda m, a: m.moveaxis(a, 0, -1), lambda m, a: m.moveaxis(a, [0, 1], [2, 0]),
+    lambda m, a: m.expand_dims(a, (0, 2)), lambda m, a: m.squeeze(m.expand_dims(a, 1)),
+    lambda m, a: m.swapaxes(a, 0, 2), lambda m, a: m.reshape(a, (6, 4)),
+    lambda m, a: m.ravel(a),
+    lambda m, a: m.broadcast_to(a[:, :1], (2, 5, 4))])
+def test_shape_functions_are_views_like_numpy(call):
+    """gpunb's shape functions, and NumPy's through __array_function__, give NumPy's views."""
+    from gpunb.core.ndarray import MemoryPointer, ndarray
+
+    host = np.zeros((2, 3, 4))
+    a = ndarray._view(MemoryPointer(0x10000), host.shape, host.strides, host.dtype, None)
+    want = call(np, host)
+    for got in (call(gp, a), call(np, a)):
+        assert isinstance(got, ndarray)
+        assert got.shape == want.shape
+        # (a length-one axis's stride is arbitrary: NumPy and gpunb pick different ones)
+        assert [s for s, n in zip(got.strides, got.shape) if n > 1] == \
+            [s for s, n in zip(want.strides, want.shape) if n > 1]
+        assert got.data.ptr == 0x10000 + (want.__array_interface__["data"][0] - host.ctypes.data)
+    assert np.shape(a) == (2, 3, 4) and np.ndim(a) == 3 and np.size(a) == 24
+
+
+def test_unsupported_numpy_function_is_refused_not_copied():
+    from gpunb.core.ndarray import MemoryPointer, ndarray
+
+    a = ndarray._view(MemoryPointer(0x10000), (3,), (8,), np.dtype(np.float64), None)
+    with pytest.raises(TypeError, match="numpy.concatenate is not supported on gpunb arrays"):
+        np.concatenate([a, a])

@@ -74,6 +74,8 @@ class ufunc:
         return f"<gpunb.ufunc '{self.name}'>"
 
     def __call__(self, *args, out=None, dtype=None, casting="same_kind"):
+        if self.name == "power" and len(args) == 2:
+            _check_integer_power(*args)
         if out is None and dtype is None and self.nout == 1:
             r = _fast_call(self, args)
             if r is not None:
@@ -86,6 +88,16 @@ class ufunc:
 
 
 _WEAK_FAST = (int, float)
+
+
+def _check_integer_power(base, exponent) -> None:
+    """NumPy's error for an integer base to a negative integer scalar power. (An exponent
+    array is not inspected: that would wait for the GPU; its negative entries give 0, or
+    +-1 for a base of +-1.)"""
+    if isinstance(exponent, (int, np.integer)) and not isinstance(exponent, bool) and exponent < 0:
+        kind = base.dtype.kind if hasattr(base, "dtype") else ("i" if isinstance(base, int) else "f")
+        if kind in "iu":
+            raise ValueError("Integers to negative integer powers are not allowed.")
 
 
 def _fast_call(f: ufunc, args):
