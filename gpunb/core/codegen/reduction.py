@@ -243,7 +243,7 @@ def _outer_setup(kernel, indent: str) -> list[str]:
     return lines
 
 
-UNROLL = 4   # independent loads in flight per lane before they are folded in
+UNROLL = 8   # independent loads in flight per lane before they are folded in
 
 
 def _main(kernel) -> list[str]:

@@ -1,0 +1,26 @@
+"""Reduction layout experiments (GPU): full, axis-0 and axis-1 sums of a 16384^2 float32 under
+the split subscription and unroll settings, as fractions of the copy ceiling measured in the
+same process. Run by hand when tuning; prints one line per setting."""
+
+import numpy as np
+
+import gpunb as gp
+from gpunb.core import launch, reduction
+from gpunb.core.codegen import reduction as rc
+from gpunb.core.runtime import driver, memory
+
+m = 16384
+x = gp.asarray(np.random.default_rng(0).standard_normal((m, m), dtype=np.float32))
+src, dst = gp.empty(1 << 28, np.float32), gp.empty(1 << 28, np.float32)
+ceiling = 2 * 4 * (1 << 28) / driver.time_ms(lambda: memory.copy_device(dst.data.ptr, src.data.ptr, 4 << 28)) / 1e6
+del src, dst
+print(f"copy ceiling {ceiling:.0f} GB/s")
+for unroll in (4, 8):
+    for sub in (1, 2, 4):
+        rc.UNROLL, reduction.SUBSCRIPTION = unroll, sub
+        launch._cache.clear()
+        row = []
+        for axis in (None, 0, 1):
+            ms = driver.time_ms(lambda: gp.sum(x, axis=axis), repeat=15)
+            row.append(4 * m * m / ms / 1e6 / ceiling)
+        print(f"unroll {unroll} subscription {sub}: full {row[0]:.3f} axis0 {row[1]:.3f} axis1 {row[2]:.3f}")
