@@ -17,6 +17,7 @@ from .cache import CacheEntry
 from .compiler import check_options, normalize_arch
 from .cubin import KernelInfo, read_kernels
 from .errors import KernelArgumentError
+from .ndarray import ndarray as _ndarray
 from .runtime import driver  # imports no CUDA module until a function in it is called
 from .signature import Param, demangled_base, signature
 
@@ -322,6 +323,10 @@ def prepare_args(kname: str, info: KernelInfo, params: list[Param] | None, args)
         if p is not None:
             # Fast paths for the common cases; anything unusual takes the checked path below.
             if p.kind == "pointer":
+                if type(value) is _ndarray:     # gpunb's own arrays: on gpunb's current stream
+                    out.append(value._data.ptr)
+                    producers.append(driver.current_stream()[1])
+                    continue
                 cai = getattr(value, "__cuda_array_interface__", None)
                 if cai is not None:
                     out.append(cai["data"][0])

@@ -47,6 +47,8 @@ def array_kernels() -> list[tuple[str, str]]:
             ufunc(name, (dt, float), ("array", "scalar"))
             ufunc(name, (float, dt), ("scalar", "array"))
         ufunc("power", (dt, int), ("array", "scalar"))
+        for name in ("less", "greater", "equal"):              # x > 0: an int scalar
+            ufunc(name, (dt, int), ("array", "scalar"))
         for name in _UNARY:
             ufunc(name, (dt,), ("array",))
     for dt in INTS:
@@ -62,7 +64,8 @@ def array_kernels() -> list[tuple[str, str]]:
             out.append((fill.name, ecg.render(fill)))
             name = tcg.kernel_name(np.dtype(src), np.dtype(dst))
             out.append((name, tcg.render(name, np.dtype(src), np.dtype(dst))))
-    for dt, funcs in [(d, _REDUCTIONS) for d in FLOATS] + [(d, _INT_REDUCTIONS) for d in INTS]:
+    bools = [("bool", ("sum", "any", "all", "count_nonzero"))]      # (x > 0).sum() and friends
+    for dt, funcs in [(d, _REDUCTIONS) for d in FLOATS] + [(d, _INT_REDUCTIONS) for d in INTS] + bools:
         for func in funcs:
             k = red.kernel_for(func, dt, None, 1, 1)
             out.append((k.name, rcg.render(k)))
