@@ -170,9 +170,19 @@ def _run(key, make, operands, x_shape, axes, result: ndarray, divisor: float, ke
     vec_ok = (rc.has_vec(k) and len(rshape) == 1 and rstr[slot][0] == x.itemsize
               and x.data.ptr % rc.VEC_BYTES == 0 and builtins.all(s % rc.VEC_BYTES == 0 for s in ostr[slot]))
     lane_fast = lanes_along_reduction(M, abs(rstr[slot][-1]), abs(ostr[slot][-1]))
-    entry = f"{k.name}_vec" if vec_ok and lane_fast else f"{k.name}_main"
-    p = plan(M, K, abs(rstr[slot][-1]), abs(ostr[slot][-1]), lk.vec if vec_ok else 1,
-             lk.sm_count * lk.occupancy[entry])
+    E = lk.vec
+    # column reductions: E adjacent outputs per thread, one 16-byte load per row
+    cols_ok = (not lane_fast and E > 1 and rc.has_cols(k) and len(rshape) == 1
+               and ostr[0][-1] == x.itemsize and oshape[-1] % E == 0 and rstr[0][0] % rc.VEC_BYTES == 0
+               and x.data.ptr % rc.VEC_BYTES == 0
+               and builtins.all(s % rc.VEC_BYTES == 0 for s in ostr[0][:-1]))
+    if cols_ok:
+        entry = f"{k.name}_cols"
+        p = plan(M // E, K, abs(rstr[0][0]), x.itemsize, 1, lk.sm_count * lk.occupancy[entry])
+    else:
+        entry = f"{k.name}_vec" if vec_ok and lane_fast else f"{k.name}_main"
+        p = plan(M, K, abs(rstr[slot][-1]), abs(ostr[slot][-1]), E if vec_ok else 1,
+                 lk.sm_count * lk.occupancy[entry])
     block, S = rc.BLOCK, p.splits
     params = []
     for (kind, v), o in zip(operands, k.operands):

@@ -168,13 +168,13 @@ def _walk(var: str, shape: str, nd: int, offsets: list[tuple[str, str]], indent:
     return lines
 
 
-def _element(kernel, access, index: str, indent: str) -> list[str]:
-    """Statements folding one element (operand accesses from ``access``) into ``acc``."""
+def _element(kernel, access, index: str, indent: str, target: str = "acc") -> list[str]:
+    """Statements folding one element (operand accesses from ``access``) into ``target``."""
     em = _Emitter(access)
     v = em.emit(kernel.value)
     lines = [indent + ln for ln in em.lines]
     idx = f" e_.i = {index};" if _is_arg(kernel) else ""
-    lines.append(f"{indent}{{ S e_; e_.v = {v};{idx} acc = comb(acc, e_); }}")
+    lines.append(f"{indent}{{ S e_; e_.v = {v};{idx} {target} = comb({target}, e_); }}")
     return lines
 
 
@@ -374,6 +374,79 @@ def _combine_entry(kernel) -> list[str]:
             "}"]
 
 
+def has_cols(kernel) -> bool:
+    """Whether the module has a ``_cols`` entry: the input array is the only operand and the
+    reduction has one dimension."""
+    return (kernel.ndim_reduce == 1 and len(kernel.operands) == 1
+            and kernel.operands[0].kind == "array")
+
+
+COLS_UNROLL = 4
+
+
+def _cols(kernel) -> list[str]:
+    """Column reductions: each thread takes ``E`` adjacent outputs with one 16-byte load per
+    reduced row (consecutive threads, consecutive output groups), lanes split the rows."""
+    st = storage_type(kernel.operands[0].dtype)
+    E = vector_width(kernel)
+    vt = f"gpunb_vec<{st}, {E}>"
+
+    def fold(x: str, k: str, indent: str) -> list[str]:
+        def access(i):
+            return f"gpunb::load({x}.v[e])"
+        return [f"{indent}#pragma unroll", f"{indent}for (int e = 0; e < {E}; ++e) {{",
+                *_element(kernel, access, k, indent + "    ", "acc[e]"), f"{indent}}}"]
+
+    def load(u: str, k: str) -> str:
+        return f"const {vt} {u} = *reinterpret_cast<const {vt}*>(col + ({k}) * g.rstr[0][0]);"
+
+    U = COLS_UNROLL
+    return [f'extern "C" __global__ void {kernel.name}_cols({_params(kernel)}, const Geo g) {{',
+            "    __shared__ S sh[%d];" % BLOCK,
+            "    const int t = threadIdx.x;",
+            "    const int BX = blockDim.x / G;",
+            "    const int slot = t % BX, lane = t / BX;",
+            "    const long long kb = (long long)blockIdx.y * G;",
+            "    const long long ks = (long long)gridDim.y * G;",
+            f"    const long long Mg = M / {E};",
+            "    for (long long base = (long long)blockIdx.x * BX; base < Mg; base += (long long)gridDim.x * BX) {",
+            "        const long long gi = base + slot;",
+            f"        S acc[{E}];",
+            "        #pragma unroll",
+            f"        for (int e = 0; e < {E}; ++e) acc[e] = ident();",
+            "        if (gi < Mg) {",
+            f"            const long long i = gi * {E};",
+            *_outer_setup(kernel, "            "),
+            "            const char* col = reinterpret_cast<const char*>(a0) + off0;",
+            "            long long k = kb + lane;",
+            f"            for (; k + {U - 1}LL * ks < K; k += {U}LL * ks) {{",
+            *[f"                {load(f'x{u}', f'k + {u}LL * ks')}" for u in range(U)],
+            *[ln for u in range(U) for ln in fold(f"x{u}", f"k + {u}LL * ks", "                ")],
+            "            }",
+            "            for (; k < K; k += ks) {",
+            f"                {load('x0', 'k')}",
+            *fold("x0", "k", "                "),
+            "            }",
+            "        }",
+            f"        for (int e = 0; e < {E}; ++e) {{",
+            "            sh[t] = acc[e];",
+            "            __syncthreads();",
+            "            for (int s = G >> 1; s > 0; s >>= 1) {",
+            "                if (lane < s) sh[t] = comb(sh[t], sh[t + s * BX]);",
+            "                __syncthreads();",
+            "            }",
+            "            if (lane == 0 && gi < Mg) {",
+            "                const S r = sh[t];",
+            f"                const long long i = gi * {E} + e;",
+            f"                if (final_) out[i] = {_finish(kernel)};",
+            "                else partial[(long long)blockIdx.y * M + i] = r;",
+            "            }",
+            "            __syncthreads();",
+            "        }",
+            "    }",
+            "}"]
+
+
 def body(kernel: ir.ReductionKernel) -> str:
     """The kernel's own code, in a namespace of its own (``extern "C"`` names stay plain), so
     several kernels can share one module after a single prelude."""
@@ -381,6 +454,8 @@ def body(kernel: ir.ReductionKernel) -> str:
              *_main(kernel), ""]
     if has_vec(kernel):
         parts += [*_vec(kernel), ""]
+    if has_cols(kernel):
+        parts += [*_cols(kernel), ""]
     parts += [*_combine_entry(kernel), "}", ""]
     return "\n".join(parts)
 
@@ -394,4 +469,6 @@ def entry_points(kernel: ir.ReductionKernel) -> tuple[str, ...]:
     names = [f"{kernel.name}_main"]
     if has_vec(kernel):
         names.append(f"{kernel.name}_vec")
+    if has_cols(kernel):
+        names.append(f"{kernel.name}_cols")
     return (*names, f"{kernel.name}_combine")
