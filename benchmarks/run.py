@@ -875,6 +875,41 @@ def bench_arrays(ctx: Context) -> list[dict]:
     return rows
 
 
+@benchmark("fusion")
+def bench_fusion(ctx: Context) -> list[dict]:
+    """(GPU) gpunb.fuse against cupy.fuse and unfused gpunb, as fractions of the copy ceiling."""
+    why = gpu_unavailable(ctx)
+    if why:
+        ctx.raw["fusion"] = why
+        return [row("fusion", why, None, None, "", None, "needs a GPU")]
+    p = ctx.run([str(REPO / "benchmarks" / "fusion_child.py")], {"GPUNB_CACHE_DIR": ctx.dir("fusion")})
+    if p.returncode != 0:
+        raise ChildError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}")
+    data = json.loads(p.stdout.strip().splitlines()[-1])
+    ctx.raw["fusion"] = data
+    copy = data["copy"]["gbs"]
+    rows = []
+    for key, label, nbytes, t, u, c in (
+            ("mul_add_sin", "fused x*y+sin(z) float32 2^28", "bytes", "gpunb", "unfused", "cupy_fuse"),
+            ("softmax", "fused exp(x - max[:, None]) 16384^2", "bytes", "gpunb", "unfused", "cupy_fuse"),
+            ("softmax", "fused exp(x - max[:, None]).sum(axis=1)", "sum_bytes", "sum_gpunb", "sum_unfused",
+             "sum_cupy_fuse"),
+            ("where_inf", "fused where(mask[:, newaxis], inf, p) 2^24 x 4", "bytes", "gpunb", "unfused",
+             "cupy_fuse")):
+        r = data["results"][key]
+        frac = r[nbytes] / r[t] / 1e6 / copy
+        cupy = r.get(c)
+        speedup = cupy / r[t] if cupy else None
+        rows.append(row(f"{label}: fraction of copy bandwidth", frac, None, None, "x", ">= 0.90",
+                        f"gpunb {r[t]:.3f} ms, unfused gpunb {r[u]:.3f} ms, cupy.fuse "
+                        + (f"{cupy:.3f} ms" if cupy else r.get(c + "_error", "n/a")),
+                        met=frac >= 0.90, ratio=False))
+        rows.append(row(f"{label}: speed-up over cupy.fuse", speedup, None, None, "x", ">= 1.2", "",
+                        met=None if speedup is None else speedup >= 1.2, ratio=False))
+    rows.append(row("fusion results match NumPy", str(data["ok"]), None, None, "", None, ""))
+    return rows
+
+
 _SESSION = r"""
 import time, json
 t = time.perf_counter()

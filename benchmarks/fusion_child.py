@@ -1,0 +1,94 @@
+"""Runs in a child process on the GPU for benchmarks/run.py's ``fusion`` section: gpunb.fuse
+against cupy.fuse and unfused gpunb, same process and GPU, CUDA-event medians. Prints one
+JSON object on the last line."""
+
+import json
+import sys
+
+import numpy as np
+
+import gpunb as gp
+from gpunb.core.runtime import driver, memory
+
+
+def timed(fn, repeat=20):
+    return driver.time_ms(fn, repeat=repeat, warmup=3)
+
+
+def main():
+    try:
+        import cupy as cp
+    except ImportError:
+        cp = None
+    n = 1 << 28
+    src, dst = gp.empty(n, "float32"), gp.empty(n, "float32")
+    src.fill(1.0)
+    ms = timed(lambda: memory.copy_device(dst.data.ptr, src.data.ptr, 4 * n))
+    out = {"copy": {"ms": ms, "gbs": 2 * 4 * n / ms / 1e6}}
+    del src, dst
+    rng = np.random.default_rng(0)
+    res = {}
+
+    # x*y + sin(z), float32, 2^28: 3 reads + 1 write
+    hx, hy, hz = (rng.standard_normal(n, dtype=np.float32) for _ in range(3))
+    x, y, z = gp.asarray(hx), gp.asarray(hy), gp.asarray(hz)
+    f = gp.fuse(lambda x, y, z: x * y + gp.sin(z))
+    r = {"bytes": 4 * 4 * n, "gpunb": timed(lambda: f(x, y, z)), "unfused": timed(lambda: x * y + gp.sin(z))}
+    ok = {"mul_add_sin": bool(np.allclose(f(x, y, z).get()[:1000], hx[:1000] * hy[:1000] + np.sin(hz[:1000]),
+                                          rtol=1e-5, atol=1e-5))}
+    if cp is not None:
+        cx, cy, cz = cp.asarray(hx), cp.asarray(hy), cp.asarray(hz)
+        cf = cp.fuse(lambda x, y, z: x * y + cp.sin(z))
+        r["cupy_fuse"] = timed(lambda: cf(cx, cy, cz))
+        del cx, cy, cz
+    res["mul_add_sin"] = r
+    del x, y, z, hx, hy, hz
+
+    # a row softmax step: exp(x - max) / sum, 16384 x 16384 float32 (the max given: one pass
+    # reads x and m, writes e; the sum is a fused reduction)
+    m = 16384
+    hx = rng.standard_normal((m, m), dtype=np.float32)
+    x = gp.asarray(hx)
+    mx = x.max(axis=1)
+    e = gp.fuse(lambda x, mx: gp.exp(x - mx[:, None]))
+    s = gp.fuse(lambda x, mx: gp.exp(x - mx[:, None]).sum(axis=1))
+    r = {"bytes": 2 * 4 * m * m, "gpunb": timed(lambda: e(x, mx), repeat=10),
+         "unfused": timed(lambda: gp.exp(x - mx[:, None]), repeat=10),
+         "sum_bytes": 4 * m * m, "sum_gpunb": timed(lambda: s(x, mx), repeat=10),
+         "sum_unfused": timed(lambda: gp.exp(x - mx[:, None]).sum(axis=1), repeat=10)}
+    want = np.exp(hx[:64].astype(np.float64) - hx[:64].max(axis=1, keepdims=True)).sum(axis=1)
+    ok["softmax_sum"] = bool(np.allclose(s(x, mx).get()[:64], want, rtol=1e-4))
+    if cp is not None:
+        cx = cp.asarray(hx)
+        cmx = cx.max(axis=1)
+        ce = cp.fuse(lambda x, mx: cp.exp(x - mx[:, None]))
+        r["cupy_fuse"] = timed(lambda: ce(cx, cmx), repeat=10)
+        cs = cp.fuse(lambda x, mx: cp.sum(cp.exp(x - mx[:, None]), axis=1))
+        r["sum_cupy_fuse"] = timed(lambda: cs(cx, cmx), repeat=10)
+        del cx
+    res["softmax"] = r
+
+    # where(mask[:, newaxis], inf, points): a (m, 3) float32 with a broadcast mask
+    k = 1 << 24
+    hp = rng.standard_normal((k, 4), dtype=np.float32)
+    hm = rng.integers(0, 2, k).astype(bool)
+    p, mask = gp.asarray(hp), gp.asarray(hm)
+    w = gp.fuse(lambda mask, p: gp.where(mask[:, gp.newaxis], gp.inf, p))
+    r = {"bytes": (4 * 4 + 1 + 4 * 4) * k, "gpunb": timed(lambda: w(mask, p)),
+         "unfused": timed(lambda: gp.where(mask[:, gp.newaxis], gp.inf, p))}
+    ok["where_inf"] = bool(np.array_equal(w(mask, p).get(), np.where(hm[:, None], np.inf, hp)))
+    if cp is not None:
+        cpp, cm = cp.asarray(hp), cp.asarray(hm)
+        cw = cp.fuse(lambda mask, p: cp.where(mask[:, None], cp.inf, p))
+        try:
+            r["cupy_fuse"] = timed(lambda: cw(cm, cpp))
+        except Exception as exc:          # cupy.fuse may not trace this: report why
+            r["cupy_fuse_error"] = f"{type(exc).__name__}: {exc}"[:200]
+    res["where_inf"] = r
+    out["results"] = res
+    out["ok"] = ok
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
