@@ -17,11 +17,12 @@ del src, dst
 print(f"copy ceiling {ceiling:.0f} GB/s")
 has_cols = rc.has_cols
 for rnd in range(3):
-    for cols in (True, False):
+    for cols, unroll in ((True, 4), (True, 8), (False, 4)):
         rc.has_cols = has_cols if cols else (lambda k: False)
+        rc.COLS_UNROLL = unroll
         launch._cache.clear()
         row = []
         for axis in (None, 0, 1):
             ms = driver.time_ms(lambda: gp.sum(x, axis=axis), repeat=15)
             row.append(4 * m * m / ms / 1e6 / ceiling)
-        print(f"round {rnd} column entry {cols}: full {row[0]:.3f} axis0 {row[1]:.3f} axis1 {row[2]:.3f}")
+        print(f"round {rnd} column entry {cols} (unroll {unroll}): full {row[0]:.3f} axis0 {row[1]:.3f} axis1 {row[2]:.3f}")
