@@ -53,3 +53,14 @@ def test_dtype_pairs_are_separate_entries():
         assert (a32 + a64).dtype == np.float64
         assert (a32 + 1).dtype == np.float32
         assert (gp.asarray(np.ones(100, np.int32)) + 1.5).dtype == np.float64
+
+
+def test_numpy_scalars_are_strong_not_python_floats():
+    """np.float64 subclasses float: it must still promote as a NumPy scalar (NEP 50)."""
+    x = np.arange(10, dtype=np.float32)
+    g = gp.asarray(x)
+    for s in (np.float64(2.5), np.float32(2.5), np.int64(3)):
+        r = g * s
+        want = x * s
+        assert r.dtype == want.dtype, (type(s), r.dtype, want.dtype)
+        np.testing.assert_array_equal(r.get(), want)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from . import dtypes, ir, launch
+from . import dtypes, fusion, ir, launch
 from .codegen import reduction as rc
 from .ndarray import ndarray
 
@@ -299,8 +299,14 @@ def kernel_for(func: str, dtype, result_dtype=None, ndim_outer: int = 1,
                               value(dt, rdt), reducer, rdt, finish, ndim_outer, ndim_reduce)
 
 
+_FUSABLE = ("sum", "prod", "max", "min", "mean", "any", "all")
+
+
 def _simple(func, a, axis, dtype, out, keepdims):
     """A one-pass reduction (everything but var and std)."""
+    if func in _FUSABLE and fusion.has_proxy((a,)):    # inside @gpunb.fuse: a fused reduction
+        kw = {"axis": axis, "out": out, "keepdims": keepdims}
+        return getattr(a, func)(**kw, **({} if dtype is None else {"dtype": dtype}))
     x = _input(a, func)
     dtypes.check(x.dtype)
     axes = _axes(axis, x.ndim, func)

@@ -13,6 +13,7 @@ from ctypes import c_void_p as _c_void_p
 import numpy as np
 
 from . import dtypes, elementwise, launch, layout, ops, transpose
+from . import fusion as _fusion
 from .ndarray import ndarray
 from .runtime import driver, fastcall
 
@@ -38,10 +39,10 @@ def _scalar_dtype(value, what: str):
     scalars, a dtype for bool and NumPy scalars."""
     if isinstance(value, bool):
         return np.dtype(bool)
+    if isinstance(value, (np.generic, np.ndarray)):   # before int/float: np.float64 is a float
+        return dtypes.check(value.dtype)
     if isinstance(value, _WEAK):
         return type(value)
-    if isinstance(value, (np.generic, np.ndarray)):
-        return dtypes.check(value.dtype)
     raise TypeError(f"{what} must be a GPU array or a scalar, not {type(value).__name__}")
 
 
@@ -80,6 +81,8 @@ class ufunc:
             r = _fast_call(self, args)
             if r is not None:
                 return r
+        if _fusion.has_proxy(args):     # inside @gpunb.fuse: trace, do not run
+            return _fusion.ufunc_call(self.name, args, out, dtype, casting)
         if len(args) != self.nin:
             raise TypeError(f"{self.name}() takes {self.nin} positional argument"
                             f"{'s' if self.nin > 1 else ''} but {len(args)} were given")
@@ -320,6 +323,8 @@ def dispatch_numpy_ufunc(np_ufunc, method, inputs, kwargs):
 def where(condition, x=None, y=None):
     """``x`` where ``condition`` holds, else ``y``, broadcast together; the result dtype is
     NumPy's ``result_type(x, y)`` (Python scalars weak)."""
+    if _fusion.has_proxy((condition, x, y)):     # inside @gpunb.fuse: trace, do not run
+        return _fusion.where(condition, x, y)
     if x is None and y is None:
         raise NotImplementedError("where(condition) (nonzero) is not supported yet; give x and y")
     if x is None or y is None:
