@@ -80,9 +80,11 @@ def test_strided_kernel_compiles_for_every_ndim():
 
     infos = read_kernels(cubin)
     for nd, k in zip(range(1, 7), kernels):
-        (entry,) = cg.entry_points(k)
+        wide, narrow = cg.entry_points(k)
         # pointers a0, a1, o0, then n, then the struct of shape and three operands' strides
-        assert infos[entry].param_sizes == (8, 8, 8, 8, 8 * nd * 4)
+        assert infos[wide].param_sizes == (8, 8, 8, 8, 8 * nd * 4)
+        # 32-bit: n, then shape, magic, shift and three operands' strides, 4 bytes each
+        assert infos[narrow].param_sizes == (8, 8, 8, 4, 4 * nd * 6)
 
 
 def test_vector_width_is_16_bytes_of_the_widest_array():
@@ -155,3 +157,45 @@ def test_int64_and_float64_arrays_are_not_taken_for_weak_scalars():
     assert k.operands[0].dtype == np.dtype("int64") and k.outputs[0][0] == np.dtype("float64")
     k = ufunc_kernel("add", (np.dtype("float32"), int), ("array", "scalar"))
     assert k.operands[1].dtype == np.dtype("float32")
+
+
+def _umulhi(a: int, b: int) -> int:
+    return (a * b) >> 32
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 10, 255, 256, 641, 1000, 16384, 65535, 65537,
+                               2**20 + 7, 2**30 - 1, 2**30, 2**30 + 1, 2**31 - 1])
+def test_fast_divisor_divides_every_index(d):
+    # the strided32 entry divides 32-bit indices by the shape with these constants: check the
+    # identity the kernel relies on at the edges and on random numerators below 2**31
+    magic, shift = cg.fast_divisor(d)
+    assert 0 < magic < 2**32 and 0 <= shift <= 31
+    rng = np.random.default_rng(d)
+    ns = {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, 2**31 - 1, 2**31 - 2}
+    ns |= {int(v) for v in rng.integers(0, 2**31, 2000)}
+    ns |= {int(q) * d + r for q in rng.integers(0, 2**31 // d, 50) for r in (0, d - 1)}
+    for n in sorted(v for v in ns if 0 <= v < 2**31):
+        assert (_umulhi(n, magic) + n) >> shift == n // d, (n, d)
+
+
+def test_fast_divisor_rejects_what_it_cannot_divide():
+    for d in (0, 2**31, -3):
+        with pytest.raises(ValueError):
+            cg.fast_divisor(d)
+
+
+def test_strided_geometry_picks_32_bit_entry_only_when_offsets_fit():
+    from gpunb.core.launch import _strided_geometry
+
+    entry, (n, geo) = _strided_geometry(16384 * 16384, (16384, 16384), [(65536, 4), (4, 0), (65536, 4)])
+    assert entry == "strided32" and n.value == 2**28
+    vals = list(geo)
+    assert vals[:2] == [16384, 16384] and vals[2:4] == [cg.fast_divisor(16384)[0]] * 2
+    # negative strides travel as two's complement int32
+    entry, (_, geo) = _strided_geometry(6, (2, 3), [(-12, 4)])
+    assert entry == "strided32" and list(geo)[-2:] == [(-12) & 0xFFFFFFFF, 4]
+    # a reach past 2**31 bytes needs 64-bit offsets even with few elements
+    entry, (n, geo) = _strided_geometry(4, (2, 2), [(2**31, 4)])
+    assert entry == "strided" and list(geo) == [2, 2, 2**31, 4]
+    entry, _ = _strided_geometry(2**31, (2**31,), [(1,)])
+    assert entry == "strided"

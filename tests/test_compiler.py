@@ -302,3 +302,13 @@ def test_compile_without_arch_needs_a_gpu(no_gpu):
         assert "no NVIDIA driver library" in msg and "libcuda" in msg
     assert "named architecture" in msg
     assert "kernel cache still work" in msg
+
+
+def test_compiling_leaves_the_interpreters_byte_singletons_alone():
+    # an empty NVRTC log has size 1; a log buffer made as b" " * 1 is CPython's shared b" "
+    # object, and NVRTC's terminating NUL written into it turned every b" " (and text the
+    # interpreter encodes through it, such as print's separators) into b"\x00"
+    for i in range(3):
+        gpunb.compile(f'extern "C" __global__ void k{i}() {{}}', (), "sm_90")
+    assert b" " == bytes([32]) and b" " * 1 == bytes([32])
+    assert " ".encode() == bytes([32])

@@ -284,6 +284,9 @@ def test_fused_reductions_compile():
         assert i.kind == "reduction"
     k = insps[0].kernel
     assert k.reducer == "sum" and k.out == np.dtype("float32")
+    # m[:, None] is constant along the reduced axis: read once per row, so x takes _vec
+    assert [o.kind for o in k.operands] == ["array", "outer"] and rc.has_vec(k)
+    assert [o.kind for o in insps[1].kernel.operands] == ["array", "array"]
     assert "expf(" in insps[0].source
     assert insps[1].kernel.ndim_outer == 1 and insps[1].kernel.reducer == "sum"
     assert insps[2].kernel.reducer == "max"
@@ -513,3 +516,32 @@ def test_traced_tuple_matches_numpy():
     got = _evaluate(gp.fuse(fn), x, y)
     for g, w in zip(got, fn(x, y)):
         _same(g, w)
+
+
+def test_weak_int_argument_that_its_int_loop_cannot_hold_raises_overflow():
+    # NEP 50: int8 array + 1000 raises; the kernel would wrap, so the call checks first
+    @gp.fuse
+    def f(x, s):
+        return x + s
+
+    x8 = a(3, "int8")
+    with pytest.raises(OverflowError, match="1000"):
+        f(x8, 1000)
+    with pytest.raises(OverflowError):
+        f(x8, -129)
+    # in range: the check passes and the call goes on to need GPU arrays
+    with pytest.raises((TypeError, gp.GPUUnavailableError)):
+        f(x8, 127)
+    # a float loop takes any int, as NumPy does
+    with pytest.raises((TypeError, gp.GPUUnavailableError)) as e:
+        f(a(3, "float32"), 10**6)
+    assert not isinstance(e.value, OverflowError)
+
+
+def test_reduction_kinds():
+    kinds = fusion._reduction_kinds
+    assert kinds([(64, 4), (4, 0), None], (1,)) == ("array", "outer", "scalar")
+    assert kinds([(4, 0), (64, 4)], (1,)) == ("outer", "array")
+    assert kinds([(0, 4), (64, 4)], (0,)) == ("outer", "array")
+    assert kinds([(64, 4), (4, 0)], (0, 1)) == ("array", "array")
+    assert kinds([(4, 0), (8, 0)], (1,)) == ("array", "outer")     # one must stay 'array'

@@ -182,3 +182,42 @@ def test_empty_and_zero_d():
 
     check(f(gp.asarray(np.zeros(0, np.float32)), gp.asarray(np.zeros(0, np.float32))), np.zeros(0, np.float32))
     check(f(gp.asarray(np.float32(2)), gp.asarray(np.ones(5, np.float32))), np.full(5, 3, np.float32))
+
+
+def test_second_process_gets_disk_hits_and_compiles_nothing(tmp_path):
+    # kernels of a fused function are cached on disk under a key of its IR: a fresh process
+    # with the same cache directory retraces (cheap) and loads every kernel without NVRTC
+    import json
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import json, numpy as np, gpunb as gp
+        @gp.fuse
+        def step(x, m, s):
+            return gp.where(x > m[:, gp.newaxis], gp.inf, x * s)
+        @gp.fuse
+        def denom(x, m):
+            return gp.exp(x - m[:, None]).sum(axis=1)
+        x = np.random.default_rng(0).standard_normal((300, 70)).astype(np.float32)
+        m = x.mean(axis=1).astype(np.float32)
+        gx, gm = gp.asarray(x), gp.asarray(m)
+        before = dict(gp.kernel_cache().stats())
+        a = step(gx, gm, 2.5).get(); b = denom(gx, gm).get()
+        s = gp.kernel_cache().stats()
+        np.testing.assert_array_equal(a, np.where(x > m[:, None], np.inf, x * np.float32(2.5)))
+        np.testing.assert_allclose(b, np.exp(x - m[:, None]).sum(axis=1), rtol=1e-5)
+        maps = open("/proc/self/maps").read()
+        print(json.dumps([s["compiles"] - before["compiles"], s["disk_hits"] - before["disk_hits"],
+                          "libnvrtc" in maps]))
+    """)
+    env = dict(os.environ, GPUNB_CACHE_DIR=str(tmp_path / "cache"))
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+            for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    first, second = (json.loads(r.stdout.splitlines()[-1]) for r in runs)
+    assert first[0] >= 2 and first[2], first
+    assert second == [0, first[0], False], second

@@ -459,7 +459,9 @@ def test_layout_class(common, data):
     shape = np.broadcast_shapes(*shapes)
     ops = [np.broadcast_to(a, shape) for a in arrays]
     expected = "contiguous" if all(o.flags.c_contiguous for o in ops) else "strided"
-    assert L.layout_class(shape, [o.strides for o in ops], [o.itemsize for o in ops]) == expected
+    lay, nd = L.layout_class(shape, [(o.shape, o.strides, o.itemsize) for o in ops])
+    assert lay == expected
+    assert nd == (1 if lay == "contiguous" else len(L.collapse(shape, [o.strides for o in ops])[0]))
     if not shape:
         assert expected == "contiguous"
 

@@ -58,6 +58,7 @@ class _Trace:
         self.operands: list = []       # (arg index, view steps) ; steps None for scalars
         self.operand_dtypes: list = []
         self.index: dict = {}
+        self.int_checks: set = set()   # (arg index, dtype): a weak int argument meets an int loop
 
     def operand(self, arg: int, steps, dtype) -> int:
         k = (arg, repr(steps))
@@ -404,6 +405,11 @@ def apply_ufunc(name: str, args, dtype=None, casting="same_kind"):
             if not isinstance(t, type) and not np.can_cast(src, ins[i], casting):
                 raise TypeError(f"Cannot cast ufunc '{op.name}' input {i} from {src!r} to "
                                 f"{ins[i]!r} with casting rule {casting!r}")
+    for a, want in zip(args, ins):
+        # NumPy raises OverflowError for a Python int that its integer loop cannot hold
+        # (NEP 50); the kernel would wrap it, so the call checks it (see Fused.__call__)
+        if isinstance(a, _Proxy) and a._weak is int and isinstance(a._node, ir.Arg) and want.kind in "iu":
+            trace.int_checks.add((trace.operands[a._node.index][0], want))
     nodes = tuple(_node(a, t, ins[i]) for i, (a, (t, _)) in enumerate(zip(args, classified)))
     ndim = max((a.ndim for a in args if isinstance(a, _Proxy)), default=0)
     loop_names = tuple(d.name for d in loop)
@@ -703,6 +709,7 @@ class Fused:
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in fname) or "f"
         name = self.kernel_name or f"fused_{base}_{digest}"
         t = _Traced(name, operands, kinds, outputs, reduction, tuple_result)
+        t.int_checks = tuple(sorted(trace.int_checks, key=lambda c: (c[0], c[1].str)))
         t.operand_dtypes = dts
         t.digest = digest
         self._traced[key] = t
@@ -713,15 +720,17 @@ class Fused:
         opnds = tuple(ir.Operand(d, k) for d, k in zip(t.operand_dtypes, kinds))
         return ir.ElementwiseKernel(t.name, opnds, t.outputs, lay, nd)
 
-    def _reduction_kernel(self, t: _Traced, no, nr) -> ir.ReductionKernel:
+    def _reduction_kernel(self, t: _Traced, kinds, no, nr) -> ir.ReductionKernel:
         r = t.reduction
-        opnds = tuple(ir.Operand(d, k) for d, k in zip(t.operand_dtypes, t.operand_kinds))
+        opnds = tuple(ir.Operand(d, k) for d, k in zip(t.operand_dtypes, kinds))
         return ir.ReductionKernel(t.name, opnds, r["value"], r["reducer"], r["out"], r["finish"], no, nr)
 
     # -- calling
     def __call__(self, *args):
         key = tuple(_arg_key(a, i) for i, a in enumerate(args))
         t = self._trace(key)
+        for arg, dt in t.int_checks:
+            dt.type(args[arg])      # NumPy's OverflowError for an int the loop cannot hold
         from .ufuncs import _as_gpu
 
         values, is_array = [], []
@@ -772,10 +781,11 @@ class Fused:
         if K == 0 and r["func"] == "mean":
             warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
         result = ndarray._empty(red._out_shape(shape, axes, r["keepdims"]), r["out"])
-        operands = [("array", v._broadcast_to(shape) if v.shape != shape else v) if isa else ("scalar", v)
-                    for v, isa in zip(values, is_array)]
-        red._run(("fuse", t.name, t.digest), lambda no, nr: self._reduction_kernel(t, no, nr),
-                 operands, shape, axes, result, float(K), False)
+        full = [(v._broadcast_to(shape) if v.shape != shape else v) if isa else v
+                for v, isa in zip(values, is_array)]
+        kinds = _reduction_kinds([v.strides if isa else None for v, isa in zip(full, is_array)], axes)
+        red._run(("fuse", t.name, t.digest, kinds), lambda no, nr: self._reduction_kernel(t, kinds, no, nr),
+                 list(zip(kinds, full)), shape, axes, result, float(K), False)
         return result
 
     # -- inspection
@@ -806,11 +816,7 @@ class Fused:
                     strides_list.append((b.shape, b.strides, b.itemsize))
             for dt, _ in t.outputs:
                 strides_list.append((shape, layout.c_strides(shape, dt.itemsize), dt.itemsize))
-            if all(s == shape and layout.is_c_contiguous(s, st, n) for s, st, n in strides_list):
-                lay, nd = "contiguous", 1
-            else:
-                lay = "strided"
-                nd = len(layout.collapse(shape, [st for _, st, _ in strides_list])[0])
+            lay, nd = layout.layout_class(shape, strides_list)
             k = self._elementwise_kernel(t, kinds, lay, nd)
             return Inspection(k, cg.render(k), "elementwise", cg.entry_points(k), arch,
                               lay if lay == "contiguous" else f"strided, {nd} dims")
@@ -818,14 +824,28 @@ class Fused:
         from .codegen import reduction as rc
 
         axes = t.reduction["axes"]
+        kinds = _reduction_kinds([None if v is None else np.broadcast_to(v, shape).strides for v in views], axes)
         strides = [np.broadcast_to(v, shape).strides for v in arrays]
+        first = [k for k in kinds if k != "scalar"].index("array")
         kept = [d for d in range(len(shape)) if d not in axes]
-        rd = sorted(axes, key=lambda d: -abs(strides[0][d])) if strides else list(axes)
+        rd = sorted(axes, key=lambda d: -abs(strides[first][d]))
         oshape, _ = red._merge([shape[d] for d in kept], [[s[d] for d in kept] for s in strides])
         rshape, _ = red._merge([shape[d] for d in rd], [[s[d] for d in rd] for s in strides])
-        k = self._reduction_kernel(t, len(oshape), len(rshape))
+        k = self._reduction_kernel(t, kinds, len(oshape), len(rshape))
         return Inspection(k, rc.render(k), "reduction", rc.entry_points(k), arch,
                           f"{len(oshape)} outer dims, {len(rshape)} reduced dims")
+
+
+def _reduction_kinds(strides, axes) -> tuple[str, ...]:
+    """Operand kinds of a fused reduction from the operands' strides (broadcast to the input
+    shape; None for a scalar): an array constant along every reduced axis (``m[:, None]`` in
+    ``(x - m[:, None]).sum(axis=1)``) is 'outer', read once per output, so the one array left
+    can take the vectorized entry. At least one operand stays 'array'."""
+    kinds = ["scalar" if st is None else "outer" if all(st[d] == 0 for d in axes) else "array"
+             for st in strides]
+    if "array" not in kinds:
+        kinds[kinds.index("outer")] = "array"
+    return tuple(kinds)
 
 
 def _check_output_shapes(t, values, is_array, shape) -> None:

@@ -112,7 +112,20 @@ def run(lk: Launchable, inputs, outputs, shape, stream=None) -> None:
     cshape, cstrides = layout.collapse(shape, [a.strides for a in arrays])
     if len(cshape) != k.ndim:
         raise AssertionError(f"kernel built for {k.ndim} dims, launch has {len(cshape)}")
-    flat = list(cshape) + [s for st in cstrides for s in st]
-    params.append(ctypes.c_int64(n))
-    params.append((ctypes.c_int64 * len(flat))(*flat))
-    driver.launch_packed(lk.entries[f"{k.name}_strided"], _grid(lk, n), (BLOCK,), 0, stream, params)
+    entry, geometry = _strided_geometry(n, cshape, cstrides)
+    params.extend(geometry)
+    driver.launch_packed(lk.entries[f"{k.name}_{entry}"], _grid(lk, n), (BLOCK,), 0, stream, params)
+
+
+def _strided_geometry(n, cshape, cstrides) -> tuple[str, list]:
+    """The strided entry point to launch and its last two parameters (``n``, the geometry
+    struct by value): ``strided32`` when every index and byte offset fits in 31 bits."""
+    strides = [s for st in cstrides for s in st]
+    reach = max((sum(abs(s) * (m - 1) for s, m in zip(st, cshape)) for st in cstrides), default=0)
+    if n <= _INT32_LIMIT and reach <= _INT32_LIMIT - 16:
+        fast = [cg.fast_divisor(m) for m in cshape]
+        flat = [*cshape, *(f[0] for f in fast), *(f[1] for f in fast)]
+        flat += [s & 0xFFFFFFFF for s in strides]        # the struct's int strides, as bits
+        return "strided32", [ctypes.c_uint32(n), (ctypes.c_uint32 * len(flat))(*flat)]
+    flat = list(cshape) + strides
+    return "strided", [ctypes.c_int64(n), (ctypes.c_int64 * len(flat))(*flat)]

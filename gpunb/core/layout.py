@@ -456,15 +456,19 @@ def collapse(shape, strides_list):
     return tuple(dims), [tuple(o) for o in out]
 
 
-def layout_class(shape, strides_list, itemsizes):
-    """``'contiguous'`` if every operand is C-contiguous over ``shape``, else ``'strided'``.
+def layout_class(shape, views) -> tuple[str, int]:
+    """The layout class of an elementwise launch over ``shape``: ``('contiguous', 1)`` if every
+    view is C-contiguous with that shape, else ``('strided', ndim)`` with the number of
+    dimensions left after `collapse`.
 
-    The strides are those of the operands broadcast to ``shape``, so a broadcast operand (a
-    stride 0 on an axis longer than 1) makes the launch ``'strided'``. 0-d and empty shapes
-    are ``'contiguous'``.
+    ``views`` are ``(shape, strides, itemsize)`` of the operands broadcast to ``shape`` and of
+    the outputs, so a broadcast operand (a stride 0 on an axis longer than 1) is 'strided'.
+    0-d and empty shapes are 'contiguous'.
     """
-    ok = all(is_c_contiguous(shape, s, n) for s, n in zip(strides_list, itemsizes))
-    return "contiguous" if ok else "strided"
+    views = list(views)
+    if all(s == tuple(shape) and is_c_contiguous(s, st, n) for s, st, n in views):
+        return "contiguous", 1
+    return "strided", len(collapse(shape, [st for _, st, _ in views])[0])
 
 
 def byte_extent(shape, strides, itemsize):

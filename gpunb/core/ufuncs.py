@@ -254,13 +254,7 @@ def _run_elementwise(key, make, operands, is_array, results, shape):
         values.append(b)
         strides_list.append((b.shape, b.strides, b.itemsize))
     strides_list += [(r.shape, r.strides, r.itemsize) for r in results]
-    contiguous = all(s == shape and layout.is_c_contiguous(s, st, n) for s, st, n in strides_list)
-    if contiguous:
-        lay, nd = "contiguous", 1
-    else:
-        lay = "strided"
-        cshape, _ = layout.collapse(shape, [st for _, st, _ in strides_list])
-        nd = len(cshape)
+    lay, nd = layout.layout_class(shape, strides_list)
     full_key = key + (tuple(kinds), tuple(r.dtype for r in results), lay, nd)
     lk = launch.get(full_key, lambda: make(kinds, lay, nd))
     launch.run(lk, values, results, shape)

@@ -3,8 +3,10 @@
 A contiguous kernel module holds two entry points: ``<name>_vec`` (32-bit indices, each
 thread moving 16 bytes of every array per step, for aligned operands and fewer than 2**31
 elements) and ``<name>_flat`` (64-bit indices, one element per step, for anything else
-contiguous). A strided module holds ``<name>_strided``, which takes the collapsed shape and
-every operand's byte strides in one by-value struct. All loops are grid-stride loops, so the
+contiguous). A strided module holds ``<name>_strided32`` (32-bit indices and offsets,
+division by the shape as a multiply-high and a shift) and ``<name>_strided`` (64-bit, for
+anything larger); both take the collapsed shape and every operand's byte strides in one
+by-value struct. All loops are grid-stride loops, so the
 launch is sized to the device, not to the data.
 """
 
@@ -156,8 +158,6 @@ def _strided(kernel: ir.ElementwiseKernel) -> str:
     n_arr = len(arrays) + len(kernel.outputs)
     slot = {i: k for k, i in enumerate(arrays)}
     out_slot = {j: len(arrays) + j for j in range(len(kernel.outputs))}
-    offs = ", ".join(f"off{k} = 0" for k in range(n_arr))
-    walk = [f"            off{k} += idx * s.strides[{k}][d];" for k in range(n_arr)]
 
     def element(i):
         st = storage_type(kernel.operands[i].dtype)
@@ -167,24 +167,53 @@ def _strided(kernel: ir.ElementwiseKernel) -> str:
         st = storage_type(kernel.outputs[j][0])
         return f"*reinterpret_cast<{st}*>(reinterpret_cast<char*>(o{j}) + off{out_slot[j]})"
 
+    def entry(suffix, index, offset, div):
+        offs = ", ".join(f"off{k} = 0" for k in range(n_arr))
+        walk = [f"            off{k} += idx * s.strides[{k}][d];" for k in range(n_arr)]
+        return [
+            f'extern "C" __global__ void {kernel.name}_{suffix}({", ".join(_params(kernel))}, {index} n, '
+            f"const {kernel.name}_{suffix}_geo s) {{",
+            *_uniforms(kernel),
+            f"    const {index} stride = ({index})gridDim.x * blockDim.x;",
+            f"    for ({index} i = ({index})blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {{",
+            f"        {index} rest = i;",
+            f"        {offset} {offs};",
+            "        #pragma unroll",
+            f"        for (int d = {nd - 1}; d >= 1; --d) {{",
+            f"            const {index} q = {div};",
+            f"            const {offset} idx = ({offset})(rest - q * s.shape[d]);",
+            "            rest = q;",
+            *walk,
+            "        }",
+            # the outermost index needs no division: it is what remains
+            *[f"        off{k} += ({offset})rest * s.strides[{k}][0];" for k in range(n_arr)],
+            *_body(kernel, element, target, "        "),
+            "    }",
+            "}",
+        ]
+
     return "\n".join([
-        f"struct {kernel.name}_strides {{ long long shape[{nd}]; long long strides[{n_arr}][{nd}]; }};",
-        f'extern "C" __global__ void {kernel.name}_strided({", ".join(_params(kernel))}, long long n, '
-        f"const {kernel.name}_strides s) {{",
-        *_uniforms(kernel),
-        "    const long long stride = (long long)gridDim.x * blockDim.x;",
-        "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {",
-        f"        long long rest = i, {offs};",
-        "        #pragma unroll",
-        f"        for (int d = {nd - 1}; d >= 0; --d) {{",
-        "            const long long q = rest / s.shape[d], idx = rest - q * s.shape[d];",
-        "            rest = q;",
-        *walk,
-        "        }",
-        *_body(kernel, element, target, "        "),
-        "    }",
-        "}",
+        f"struct {kernel.name}_strided_geo {{ long long shape[{nd}]; long long strides[{n_arr}][{nd}]; }};",
+        # 32-bit indices and offsets; division by a constant as a multiply-high and a shift
+        # (magic numbers from the host): a 64-bit division per dimension per element would
+        # make a broadcast operand compute-bound
+        f"struct {kernel.name}_strided32_geo {{ unsigned int shape[{nd}]; unsigned int magic[{nd}]; "
+        f"unsigned int shift[{nd}]; int strides[{n_arr}][{nd}]; }};",
+        *entry("strided", "long long", "long long", "rest / s.shape[d]"),
+        "",
+        *entry("strided32", "unsigned int", "int", "(__umulhi(rest, s.magic[d]) + rest) >> s.shift[d]"),
     ])
+
+
+def fast_divisor(d: int) -> tuple[int, int]:
+    """``(magic, shift)`` with ``n // d == (umulhi(n, magic) + n) >> shift`` for every
+    ``0 <= n < 2**31`` and ``1 <= d < 2**31`` (the unsigned division of Granlund and
+    Montgomery, as PyTorch's IntDivider uses it)."""
+    if not 1 <= d < 2**31:
+        raise ValueError(f"divisor {d} out of range")
+    shift = (d - 1).bit_length()
+    magic = ((1 << 32) * ((1 << shift) - d)) // d + 1
+    return magic, shift
 
 
 _VEC_TYPE = "template <class T, int E> struct __align__(sizeof(T) * E) gpunb_vec { T v[E]; };"
@@ -199,4 +228,4 @@ def render(kernel: ir.ElementwiseKernel) -> str:
 def entry_points(kernel: ir.ElementwiseKernel) -> tuple[str, ...]:
     if kernel.layout == "contiguous":
         return (f"{kernel.name}_vec", f"{kernel.name}_flat")
-    return (f"{kernel.name}_strided",)
+    return (f"{kernel.name}_strided", f"{kernel.name}_strided32")

@@ -117,9 +117,12 @@ def compile_program(source: str, name: str, options: list[str], headers: dict[st
         opts = [o.encode() for o in options]
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
         size = _check(nvrtc.nvrtcGetProgramLogSize(prog), "log query")
-        buf = b" " * size
+        # a fresh writable buffer: ``b" " * size`` (cuda.bindings' examples) is the interpreter's
+        # shared one-byte singleton when size is 1 (an empty log), and NVRTC's NUL written
+        # into it turns every b" " in the process into b"\x00"
+        buf = bytearray(size)
         _check(nvrtc.nvrtcGetProgramLog(prog, buf), "log query")
-        log = buf.rstrip(b"\x00").decode(errors="replace")
+        log = bytes(buf).rstrip(b"\x00").decode(errors="replace")
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             _, msg = nvrtc.nvrtcGetErrorString(err)
             if not log.strip():
@@ -129,7 +132,7 @@ def compile_program(source: str, name: str, options: list[str], headers: dict[st
         if size == 0:
             return NvrtcOutput(False, log + "\nnvrtc produced no cubin: name a real SM "
                                "architecture (sm_XX), not a virtual one (compute_XX)")
-        cubin = b" " * size
+        cubin = bytearray(size)
         _check(nvrtc.nvrtcGetCUBIN(prog, cubin), "cubin query")
         lowered = {}
         for expr in name_expressions:
