@@ -232,3 +232,36 @@ def test_memory_pool_reuses_blocks():
     del b
     pool.free_all_blocks()
     assert pool.total_bytes() <= held - (256 << 20)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "int64", "float16", "float32",
+                                   "float64", "complex64", "bool"])
+@pytest.mark.parametrize("cols", [4, 64, 68, 3])
+def test_row_broadcast_layouts_match_numpy(dtype, cols):
+    # the strided module's rows entry (E elements per step along contiguous or broadcast rows)
+    # and its fallbacks: unaligned starts, row counts that E does not divide, strided rows
+    x = rand((37, cols), dtype)
+    m = rand((37,), dtype)
+    gx, gm = gp.asarray(x), gp.asarray(m)
+    op = np.logical_xor if dtype == "bool" else np.subtract
+    assert_same(op(gx, gm[:, None]), op(x, m[:, None]))
+    assert_same(op(gm[:, None], gx), op(m[:, None], x))
+    big = rand((37, cols + 9), dtype)
+    gbig = gp.asarray(big)
+    for sl in (np.s_[:, :cols], np.s_[:, 1:cols + 1], np.s_[::2, 8:cols + 8], np.s_[::-1, :cols]):
+        want = op(big[sl], m[:big[sl].shape[0], None])
+        assert_same(op(gbig[sl], gm[:big[sl].shape[0], None]), want)
+    out = gp.empty((37, cols), dtype)
+    assert_same(op(gx, gm[:, None], out=out), op(x, m[:, None]))
+
+
+def test_where_inf_over_row_broadcast_matches_numpy():
+    p = rand((4099, 4), "float32")
+    mask = rng.integers(0, 2, 4099).astype(bool)
+    got = gp.where(gp.asarray(mask)[:, None], gp.inf, gp.asarray(p))
+    np.testing.assert_array_equal(gp.asnumpy(got), np.where(mask[:, None], np.inf, p))
+    b = rand((3, 1, 8), "float64")
+    c = rand((3, 5, 8), "float64")
+    assert_same(gp.asarray(b) * gp.asarray(c), b * c)
+    d = rand((5, 8), "float64")
+    assert_same(gp.asarray(c) * gp.asarray(d)[None], c * d[None])

@@ -80,11 +80,12 @@ def test_strided_kernel_compiles_for_every_ndim():
 
     infos = read_kernels(cubin)
     for nd, k in zip(range(1, 7), kernels):
-        wide, narrow = cg.entry_points(k)
+        wide, narrow, rows = cg.entry_points(k)
         # pointers a0, a1, o0, then n, then the struct of shape and three operands' strides
         assert infos[wide].param_sizes == (8, 8, 8, 8, 8 * nd * 4)
         # 32-bit: n, then shape, magic, shift and three operands' strides, 4 bytes each
         assert infos[narrow].param_sizes == (8, 8, 8, 4, 4 * nd * 6)
+        assert infos[rows].param_sizes == (8, 8, 8, 4, 4 * nd * 6, 4)    # + the broadcast mask
 
 
 def test_vector_width_is_16_bytes_of_the_widest_array():
@@ -199,3 +200,24 @@ def test_strided_geometry_picks_32_bit_entry_only_when_offsets_fit():
     assert entry == "strided" and list(geo) == [2, 2, 2**31, 4]
     entry, _ = _strided_geometry(2**31, (2**31,), [(1,)])
     assert entry == "strided"
+
+
+def test_row_vectors_takes_contiguous_or_broadcast_innermost_dims():
+    from gpunb.core.launch import _row_vectors
+
+    class A:                       # what _row_vectors reads of an array
+        def __init__(self, itemsize, ptr=0):
+            self.itemsize, self.data = itemsize, type("D", (), {"ptr": ptr})()
+
+    f4 = A(4)
+    # x - m[:, None] -> out, float32: m broadcast along the rows
+    assert _row_vectors((16, 64), [(256, 4), (4, 0), (256, 4)], [f4, f4, f4], 1, 4) == 0b10
+    # rows not a multiple of E, an unaligned start, an odd row stride, a strided inner dim
+    assert _row_vectors((16, 6), [(24, 4), (4, 0), (24, 4)], [f4, f4, f4], 1, 4) is None
+    assert _row_vectors((16, 64), [(256, 4), (4, 0), (256, 4)], [A(4, 4), f4, f4], 1, 4) is None
+    assert _row_vectors((16, 64), [(260, 4), (4, 0), (256, 4)], [f4, f4, f4], 1, 4) is None
+    assert _row_vectors((16, 64), [(512, 8), (4, 0), (256, 4)], [f4, f4, f4], 1, 4) is None
+    # an output is never broadcast, and one dim or E == 1 has nothing to gain
+    assert _row_vectors((16, 64), [(256, 4), (256, 0)], [f4, f4], 1, 4) is None
+    assert _row_vectors((64,), [(4,), (4,)], [f4, f4], 1, 4) is None
+    assert _row_vectors((16, 64), [(256, 4), (256, 4)], [f4, f4], 1, 1) is None

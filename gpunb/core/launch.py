@@ -19,6 +19,7 @@ from .codegen import elementwise as cg
 from .runtime import driver
 
 BLOCK = 256
+GRID_WAVES = 1      # resident blocks per SM times this: grid-stride loops do the rest
 _INT32_LIMIT = 2**31 - 1
 
 _CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
@@ -79,8 +80,9 @@ def _blocks_per_sm(kernel) -> int:
         return 2048 // BLOCK
 
 
-def _grid(lk: Launchable, work: int) -> tuple[int]:
-    return (max(1, min((work + BLOCK - 1) // BLOCK, lk.sm_count * lk.blocks_per_sm)),)
+def _grid(lk: Launchable, work: int, entry: str | None = None) -> tuple[int]:
+    resident = lk.occupancy[entry] if entry is not None else lk.blocks_per_sm
+    return (max(1, min((work + BLOCK - 1) // BLOCK, lk.sm_count * resident * GRID_WAVES)),)
 
 
 def run(lk: Launchable, inputs, outputs, shape, stream=None) -> None:
@@ -103,18 +105,52 @@ def run(lk: Launchable, inputs, outputs, shape, stream=None) -> None:
         aligned = n <= _INT32_LIMIT and all(a.data.ptr % (E * a.itemsize) == 0 for a in arrays)
         if aligned:
             params.append(ctypes.c_uint32(n))
-            driver.launch_packed(lk.entries[f"{k.name}_vec"], _grid(lk, -(-n // E)), (BLOCK,), 0, stream, params)
+            name = f"{k.name}_vec"
+            driver.launch_packed(lk.entries[name], _grid(lk, -(-n // E), name), (BLOCK,), 0, stream, params)
         else:
             params.append(ctypes.c_int64(n))
-            driver.launch_packed(lk.entries[f"{k.name}_flat"], _grid(lk, n), (BLOCK,), 0, stream, params)
+            name = f"{k.name}_flat"
+            driver.launch_packed(lk.entries[name], _grid(lk, n, name), (BLOCK,), 0, stream, params)
         return
     arrays = [v for o, v in zip(k.operands, inputs) if o.kind == "array"] + list(outputs)
     cshape, cstrides = layout.collapse(shape, [a.strides for a in arrays])
     if len(cshape) != k.ndim:
         raise AssertionError(f"kernel built for {k.ndim} dims, launch has {len(cshape)}")
+    E = lk.vec
+    bcast = _row_vectors(cshape, cstrides, arrays, len(outputs), E)
+    if bcast is not None:
+        # E elements per step along the innermost dim: a geometry in vector units
+        vshape = cshape[:-1] + (cshape[-1] // E,)
+        vstrides = [st[:-1] + (st[-1] * E,) for st in cstrides]
+        entry, geometry = _strided_geometry(n // E, vshape, vstrides)
+        if entry == "strided32":
+            params.extend(geometry)
+            params.append(ctypes.c_uint32(bcast))
+            name = f"{k.name}_rows"
+            driver.launch_packed(lk.entries[name], _grid(lk, n // E, name), (BLOCK,), 0, stream, params)
+            return
     entry, geometry = _strided_geometry(n, cshape, cstrides)
     params.extend(geometry)
-    driver.launch_packed(lk.entries[f"{k.name}_{entry}"], _grid(lk, n), (BLOCK,), 0, stream, params)
+    name = f"{k.name}_{entry}"
+    driver.launch_packed(lk.entries[name], _grid(lk, n, name), (BLOCK,), 0, stream, params)
+
+
+def _row_vectors(cshape, cstrides, arrays, n_out: int, E: int):
+    """The ``bcast`` mask of the rows entry (bit k: operand k is broadcast along the innermost
+    dim), or None when that entry cannot run: it needs the innermost dim a multiple of ``E``,
+    each input contiguous (aligned to ``E`` elements) or broadcast along it, and each output
+    contiguous and aligned."""
+    if E == 1 or len(cshape) < 2 or cshape[-1] % E:
+        return None
+    bcast = 0
+    for k, (a, st) in enumerate(zip(arrays, cstrides)):
+        if st[-1] == 0 and k < len(arrays) - n_out:
+            bcast |= 1 << k
+            continue
+        vb = E * a.itemsize
+        if st[-1] != a.itemsize or a.data.ptr % vb or any(s % vb for s in st[:-1]):
+            return None
+    return bcast
 
 
 def _strided_geometry(n, cshape, cstrides) -> tuple[str, list]:

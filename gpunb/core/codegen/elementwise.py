@@ -4,9 +4,10 @@ A contiguous kernel module holds two entry points: ``<name>_vec`` (32-bit indice
 thread moving 16 bytes of every array per step, for aligned operands and fewer than 2**31
 elements) and ``<name>_flat`` (64-bit indices, one element per step, for anything else
 contiguous). A strided module holds ``<name>_strided32`` (32-bit indices and offsets,
-division by the shape as a multiply-high and a shift) and ``<name>_strided`` (64-bit, for
-anything larger); both take the collapsed shape and every operand's byte strides in one
-by-value struct. All loops are grid-stride loops, so the
+division by the shape as a multiply-high and a shift), ``<name>_rows`` (the same with ``E``
+elements per step along an innermost dimension that every operand has contiguous or
+broadcast: ``x - m[:, None]``) and ``<name>_strided`` (64-bit, for anything larger); each
+takes the collapsed shape and every operand's byte strides in one by-value struct. All loops are grid-stride loops, so the
 launch is sized to the device, not to the data.
 """
 
@@ -167,31 +168,56 @@ def _strided(kernel: ir.ElementwiseKernel) -> str:
         st = storage_type(kernel.outputs[j][0])
         return f"*reinterpret_cast<{st}*>(reinterpret_cast<char*>(o{j}) + off{out_slot[j]})"
 
-    def entry(suffix, index, offset, div):
-        offs = ", ".join(f"off{k} = 0" for k in range(n_arr))
-        walk = [f"            off{k} += idx * s.strides[{k}][d];" for k in range(n_arr)]
+    def walk(index, offset, div) -> list[str]:
+        """The byte offset of element (or vector) ``i`` in every operand."""
         return [
-            f'extern "C" __global__ void {kernel.name}_{suffix}({", ".join(_params(kernel))}, {index} n, '
-            f"const {kernel.name}_{suffix}_geo s) {{",
-            *_uniforms(kernel),
-            f"    const {index} stride = ({index})gridDim.x * blockDim.x;",
-            f"    for ({index} i = ({index})blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {{",
             f"        {index} rest = i;",
-            f"        {offset} {offs};",
+            f"        {offset} {', '.join(f'off{k} = 0' for k in range(n_arr))};",
             "        #pragma unroll",
             f"        for (int d = {nd - 1}; d >= 1; --d) {{",
             f"            const {index} q = {div};",
             f"            const {offset} idx = ({offset})(rest - q * s.shape[d]);",
             "            rest = q;",
-            *walk,
+            *[f"            off{k} += idx * s.strides[{k}][d];" for k in range(n_arr)],
             "        }",
             # the outermost index needs no division: it is what remains
             *[f"        off{k} += ({offset})rest * s.strides[{k}][0];" for k in range(n_arr)],
-            *_body(kernel, element, target, "        "),
+        ]
+
+    def entry(suffix, geo, index, offset, div, body, extra=""):
+        return [
+            f'extern "C" __global__ void {kernel.name}_{suffix}({", ".join(_params(kernel))}, {index} n, '
+            f"const {kernel.name}_{geo}_geo s{extra}) {{",
+            *_uniforms(kernel),
+            f"    const {index} stride = ({index})gridDim.x * blockDim.x;",
+            f"    for ({index} i = ({index})blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {{",
+            *walk(index, offset, div),
+            *body,
             "    }",
             "}",
         ]
 
+    # rows: E elements per step along the innermost dim, which every operand has contiguous
+    # or broadcast (bit k of ``bcast``); one division per E elements and 16-byte accesses
+    E = vector_width(kernel)
+    rows = []
+    for i in arrays:
+        st = storage_type(kernel.operands[i].dtype)
+        ptr = f"(reinterpret_cast<const char*>(a{i}) + off{slot[i]})"
+        rows += [f"        gpunb_vec<{st}, {E}> x{i};",
+                 f"        if (bcast & {1 << slot[i]}u) {{",
+                 f"            const {st} t = *reinterpret_cast<const {st}*>{ptr};",
+                 "            #pragma unroll",
+                 f"            for (int k = 0; k < {E}; ++k) x{i}.v[k] = t;",
+                 f"        }} else x{i} = *reinterpret_cast<const gpunb_vec<{st}, {E}>*>{ptr};"]
+    rows += [f"        gpunb_vec<{storage_type(dt)}, {E}> y{j};" for j, (dt, _) in enumerate(kernel.outputs)]
+    rows += ["        #pragma unroll", f"        for (int k = 0; k < {E}; ++k) {{"]
+    rows += _body(kernel, lambda i: f"x{i}.v[k]", lambda j: f"y{j}.v[k]", "            ")
+    rows += ["        }"]
+    rows += [f"        *reinterpret_cast<gpunb_vec<{storage_type(dt)}, {E}>*>(reinterpret_cast<char*>(o{j}) + "
+             f"off{out_slot[j]}) = y{j};" for j, (dt, _) in enumerate(kernel.outputs)]
+    fast = "(__umulhi(rest, s.magic[d]) + rest) >> s.shift[d]"
+    scalar = _body(kernel, element, target, "        ")
     return "\n".join([
         f"struct {kernel.name}_strided_geo {{ long long shape[{nd}]; long long strides[{n_arr}][{nd}]; }};",
         # 32-bit indices and offsets; division by a constant as a multiply-high and a shift
@@ -199,9 +225,11 @@ def _strided(kernel: ir.ElementwiseKernel) -> str:
         # make a broadcast operand compute-bound
         f"struct {kernel.name}_strided32_geo {{ unsigned int shape[{nd}]; unsigned int magic[{nd}]; "
         f"unsigned int shift[{nd}]; int strides[{n_arr}][{nd}]; }};",
-        *entry("strided", "long long", "long long", "rest / s.shape[d]"),
+        *entry("strided", "strided", "long long", "long long", "rest / s.shape[d]", scalar),
         "",
-        *entry("strided32", "unsigned int", "int", "(__umulhi(rest, s.magic[d]) + rest) >> s.shift[d]"),
+        *entry("strided32", "strided32", "unsigned int", "int", fast, scalar),
+        "",
+        *entry("rows", "strided32", "unsigned int", "int", fast, rows, ", const unsigned int bcast"),
     ])
 
 
@@ -228,4 +256,4 @@ def render(kernel: ir.ElementwiseKernel) -> str:
 def entry_points(kernel: ir.ElementwiseKernel) -> tuple[str, ...]:
     if kernel.layout == "contiguous":
         return (f"{kernel.name}_vec", f"{kernel.name}_flat")
-    return (f"{kernel.name}_strided", f"{kernel.name}_strided32")
+    return (f"{kernel.name}_strided", f"{kernel.name}_strided32", f"{kernel.name}_rows")
