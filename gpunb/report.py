@@ -36,7 +36,7 @@ def status_text(stats: dict) -> str:
     ])
 
 
-SORT_FIELDS = ("last_used", "created", "compile_seconds", "bytes", "name")
+SORT_FIELDS = ("last_used", "created", "compile_seconds", "bytes", "size", "name")
 
 
 def sort_entries(entries: list[dict], field: str = "last_used", limit: int | None = None) -> list[dict]:
@@ -47,11 +47,12 @@ def sort_entries(entries: list[dict], field: str = "last_used", limit: int | Non
     return rows[:limit] if limit is not None else rows
 
 
-def entries_table(entries: list[dict], now: float | None = None) -> str:
-    if not entries:
-        return "(the kernel cache is empty)"
+ENTRY_COLUMNS = ("key", "kernels", "arch", "size", "compile", "created", "used")
+
+
+def entry_rows(entries: list[dict], now: float | None = None) -> list[tuple[str, ...]]:
+    """The cells of :func:`entries_table`, one tuple per entry (shared with HTML tables)."""
     now = time.time() if now is None else now
-    header = ("key", "kernels", "arch", "size", "compile", "created", "used")
     rows = []
     for r in entries:
         kernels = ", ".join(r.get("kernels", ())) or "-"
@@ -60,9 +61,84 @@ def entries_table(entries: list[dict], now: float | None = None) -> str:
                      f"{r.get('compile_seconds', 0) * 1e3:.0f} ms",
                      format_age(now - r.get("created", now)) + " ago",
                      format_age(now - r.get("last_used", now)) + " ago"))
+    return rows
+
+
+def text_table(header, rows) -> str:
+    """Columns padded to their widest cell, a dashed rule under the header."""
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     return "\n".join([line(header), line("-" * w for w in widths)] + [line(r) for r in rows])
+
+
+def entries_table(entries: list[dict], now: float | None = None) -> str:
+    if not entries:
+        return "(the kernel cache is empty)"
+    return text_table(ENTRY_COLUMNS, entry_rows(entries, now))
+
+
+def kernel_resource_rows(record: dict) -> list[tuple[str, ...]]:
+    """(kernel, registers, shared, local, parameter bytes) per kernel of an entry's metadata.
+
+    ``kernel_info`` maps each symbol to ``[param_sizes, param_offsets, registers,
+    shared_bytes, local_bytes]`` (see :func:`gpunb.core.build.describe_kernels`)."""
+    from .core.signature import demangled_base
+
+    rows = []
+    for symbol, info in sorted(record.get("kernel_info", {}).items()):
+        sizes, offsets, registers, shared, local = info
+        params = (offsets[-1] + sizes[-1]) if sizes else 0
+        name = demangled_base(symbol)
+        rows.append((name if name == symbol else f"{name} ({symbol})",
+                     "?" if registers is None else str(registers), format_bytes(shared),
+                     format_bytes(local), format_bytes(params)))
+    return rows
+
+
+KERNEL_COLUMNS = ("kernel", "registers", "shared", "local", "params")
+
+
+def entry_fields(record: dict, now: float | None = None) -> list[tuple[str, str]]:
+    """(label, value) lines describing one cache entry, as ``cache show`` prints them."""
+    now = time.time() if now is None else now
+    where = "memory only" if record.get("memory_only") else "disk"
+    fields = [
+        ("key", record["key"]),
+        ("name", str(record.get("name", "-"))),
+        ("kernels", ", ".join(record.get("kernels", ())) or "-"),
+        ("arch", str(record.get("arch", "?"))),
+        ("NVRTC", str(record.get("nvrtc", "?"))),
+        ("options", " ".join(record.get("options", ())) or "-"),
+        ("size", f"{format_bytes(record.get('size', 0))} cubin, "
+                 f"{format_bytes(record.get('bytes', 0))} entry ({where})"),
+        ("compile", f"{record.get('compile_seconds', 0.0):.3f} s"),
+        ("created", format_age(now - record.get("created", now)) + " ago"),
+        ("used", format_age(now - record.get("last_used", now)) + " ago"),
+    ]
+    if record.get("headers"):
+        fields.append(("headers", ", ".join(record["headers"])))
+    if record.get("name_expressions"):
+        fields.append(("names", ", ".join(f"{k} -> {v}" for k, v in record["name_expressions"].items())))
+    return fields
+
+
+def numbered_source(source: str) -> str:
+    lines = source.rstrip("\n").split("\n")
+    width = len(str(len(lines)))
+    return "\n".join(f"{i:>{width}} | {line}".rstrip() for i, line in enumerate(lines, 1))
+
+
+def entry_text(record: dict, now: float | None = None) -> str:
+    """Everything about one cache entry: fields, kernel resources, numbered source."""
+    fields = entry_fields(record, now)
+    width = max(len(k) for k, _ in fields)
+    out = [f"{k + ':':<{width + 1}} {v}" for k, v in fields]
+    resources = kernel_resource_rows(record)
+    if resources:
+        out += ["", text_table(KERNEL_COLUMNS, resources)]
+    if record.get("source"):
+        out += ["", numbered_source(record["source"])]
+    return "\n".join(out)
 
 
 def system_info() -> dict:
