@@ -90,6 +90,21 @@ def __getattr__(name: str):
     return value
 
 
+def load_ipython_extension(ip) -> None:
+    """``%load_ext gpunb``: register ``%%cuda``, ``%gpucache`` and the notebook displays of
+    compile events (see :mod:`gpunb.magics`; imported only now, so ``import gpunb`` stays cheap)."""
+    from .magics import load_ipython_extension as load
+
+    load(ip)
+
+
+def unload_ipython_extension(ip) -> None:
+    """``%unload_ext gpunb``: remove what :func:`load_ipython_extension` registered."""
+    from .magics import unload_ipython_extension as unload
+
+    unload(ip)
+
+
 def __dir__():
     return sorted(set(globals()) | set(_LAZY) | set(_UFUNC_NAMES))
 

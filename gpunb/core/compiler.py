@@ -94,23 +94,28 @@ class CompiledProgram:
     log: str = ""
     lowered_names: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    ptx: str = ""          # only when compile_program(..., want_ptx=True)
 
 
 def compile_program(source: str, options=(), arch=None, *, name: str = "kernel.cu",
                     headers: dict[str, str] | None = None, name_expressions=(),
-                    line_offset: int = 0) -> CompiledProgram:
-    """Compile ``source`` with NVRTC. Raises CompileError with the log if NVRTC rejects it."""
+                    line_offset: int = 0, want_ptx: bool = False) -> CompiledProgram:
+    """Compile ``source`` with NVRTC. Raises CompileError with the log if NVRTC rejects it.
+
+    ``want_ptx=True`` also returns the PTX (see :mod:`gpunb.core.inspection`)."""
     if not isinstance(source, str):
         raise TypeError(f"source must be a str of CUDA C++, got {type(source).__name__}")
     final, arch = nvrtc_options(options, arch)
     from .runtime import nvrtc
 
     start = time.perf_counter()
-    out = nvrtc.compile_program(source, name, final, dict(headers or {}), list(name_expressions))
+    out = nvrtc.compile_program(source, name, final, dict(headers or {}), list(name_expressions),
+                                want_ptx=want_ptx)
     seconds = time.perf_counter() - start
     if not out.ok:
         raise CompileError(out.log, final, source, name, line_offset)
-    return CompiledProgram(out.cubin, arch, tuple(final), out.log.strip(), out.lowered_names, seconds)
+    return CompiledProgram(out.cubin, arch, tuple(final), out.log.strip(), out.lowered_names, seconds,
+                           out.ptx)
 
 
 def compile(source: str, options=(), arch=None) -> bytes:  # noqa: A001 - the pipeline stage's name

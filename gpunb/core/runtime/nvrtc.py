@@ -101,11 +101,13 @@ class NvrtcOutput:
     log: str
     cubin: bytes = b""
     lowered_names: dict[str, str] = field(default_factory=dict)
+    ptx: str = ""
 
 
 def compile_program(source: str, name: str, options: list[str], headers: dict[str, str],
-                    name_expressions: list[str]) -> NvrtcOutput:
-    """Compile ``source`` to a cubin. A rejected program returns ``ok=False`` with NVRTC's log."""
+                    name_expressions: list[str], want_ptx: bool = False) -> NvrtcOutput:
+    """Compile ``source`` to a cubin (and its PTX if ``want_ptx``). A rejected program returns
+    ``ok=False`` with NVRTC's log."""
     nvrtc = _nvrtc()
     version()
     prog = _check(nvrtc.nvrtcCreateProgram(
@@ -138,6 +140,11 @@ def compile_program(source: str, name: str, options: list[str], headers: dict[st
         for expr in name_expressions:
             lowered[expr] = _check(nvrtc.nvrtcGetLoweredName(prog, expr.encode()),
                                    f"lowered name of {expr!r}").decode()
-        return NvrtcOutput(True, log, bytes(cubin), lowered)
+        ptx = ""
+        if want_ptx:   # NVRTC keeps the PTX it fed ptxas, also when compiling for a real sm_XX
+            buf = bytearray(_check(nvrtc.nvrtcGetPTXSize(prog), "PTX size query"))
+            _check(nvrtc.nvrtcGetPTX(prog, buf), "PTX query")
+            ptx = bytes(buf).rstrip(b"\x00").decode(errors="replace")
+        return NvrtcOutput(True, log, bytes(cubin), lowered, ptx)
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
