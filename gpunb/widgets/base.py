@@ -1,0 +1,61 @@
+"""What every gpunb widget shares: a plain-text form and a lazily built ipywidgets view.
+
+A view is a plain object, not an ipywidgets subclass (as tqdm.notebook wraps its HBox): its
+``widget`` (stock ipywidgets) is built on first use, so creating a view, reading its text or
+feeding it events never needs ipywidgets or a frontend. Displaying it gives the widget plus a
+``text/plain`` form, which is what terminals, nbconvert and nbval see.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+
+
+def escape(value) -> str:
+    return html.escape(str(value))
+
+
+class View:
+    """Base of gpunb's widgets: ``text()``, ``repr``, pretty printing and display."""
+
+    def __init__(self):
+        self._widget = None
+        self._draw_lock = threading.RLock()
+
+    # -- to override ----------------------------------------------------------------------------
+
+    def text(self) -> str:
+        raise NotImplementedError
+
+    def _build(self):
+        """Create and return the ipywidgets container (called once, under the draw lock)."""
+        raise NotImplementedError
+
+    # -- shared ---------------------------------------------------------------------------------
+
+    @property
+    def widget(self):
+        """The ipywidgets container of this view (built on first access)."""
+        if self._widget is None:
+            with self._draw_lock:
+                if self._widget is None:
+                    self._widget = self._build()
+        return self._widget
+
+    @property
+    def built(self) -> bool:
+        """Whether the ipywidgets view exists (it is built when first displayed)."""
+        return self._widget is not None
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(self.text())
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = self.widget._repr_mimebundle_()
+        bundle = dict(bundle or {})
+        bundle["text/plain"] = self.text()
+        return bundle

@@ -1,0 +1,77 @@
+"""The cache status panel: ``%gpucache`` status as a widget with a refresh button."""
+
+from __future__ import annotations
+
+from .. import report
+from .base import View, escape
+
+_CELL = 'style="text-align:left;padding:1px 8px"'
+
+
+class CacheStatusPanel(View):
+    """The kernel cache's directory, size and this process's counters, refreshable.
+
+    Parameters
+    ----------
+    cache : KernelCache, optional
+        The cache to show (default: :func:`gpunb.core.cache.kernel_cache` at each refresh, so a
+        cache swapped with ``set_kernel_cache`` shows too).
+
+    ``stats`` holds the numbers of the last :meth:`refresh` (``KernelCache.stats()``);
+    ``refreshes`` counts refreshes. The text form is :func:`gpunb.report.status_text`, the one
+    ``python -m gpunb cache status`` prints.
+    """
+
+    def __init__(self, cache=None):
+        super().__init__()
+        self.cache = cache
+        self.refreshes = 0
+        self.stats: dict = {}
+        self.refresh()
+
+    def _cache(self):
+        if self.cache is not None:
+            return self.cache
+        from ..core.cache import kernel_cache
+
+        return kernel_cache()
+
+    def refresh(self, _button=None) -> dict:
+        """Read the cache's stats again and redraw; returns them."""
+        self.stats = self._cache().stats()
+        self.refreshes += 1
+        if self._widget is not None:
+            self._table.value = self.html()
+        return self.stats
+
+    def fields(self) -> list[tuple[str, str]]:
+        s = self.stats
+        hits = s["memory_hits"] + s["disk_hits"]
+        where = "memory only (the directory is not writable)" if s.get("memory_only") else "disk"
+        return [
+            ("directory", f"{s['directory']} ({where})"),
+            ("entries", str(s["entries"])),
+            ("size", f"{report.format_bytes(s['bytes'])} of {report.format_bytes(s['max_bytes'])} cap"),
+            ("hits", f"{hits} ({s['memory_hits']} memory, {s['disk_hits']} disk)"),
+            ("misses", str(s["misses"])),
+            ("compiles", f"{s['compiles']} taking {s['compile_seconds']:.2f} s"),
+        ] + ([("corrupted", f"{s['corrupted']} entries dropped")] if s.get("corrupted") else [])
+
+    def html(self) -> str:
+        rows = "".join(f"<tr><th {_CELL}>{escape(k)}</th><td {_CELL}>{escape(v)}</td></tr>"
+                       for k, v in self.fields())
+        return (f'<table class="gpunb-table" style="border-collapse:collapse"><caption '
+                f"style='text-align:left'><b>gpunb kernel cache</b></caption><tbody>{rows}"
+                "</tbody></table>")
+
+    def text(self) -> str:
+        return report.status_text(self.stats)
+
+    def _build(self):
+        import ipywidgets as w
+
+        self._table = w.HTML(self.html())
+        self.button = w.Button(description="Refresh", icon="refresh", tooltip="read the cache again",
+                               layout=w.Layout(width="auto"))
+        self.button.on_click(self.refresh)
+        return w.VBox([self._table, self.button])
