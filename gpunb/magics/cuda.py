@@ -305,6 +305,10 @@ class CudaMagics(Magics):
         except ValueError as e:
             raise UsageError(str(e)) from None
 
+        if args.quiet:      # the compile display keeps no summary of this cell either
+            from ..widgets import quiet_cell
+
+            quiet_cell(self.shell)
         source = CELL_HEADER + cell
         entry, status, seconds = _compile(source, options, arch, instances, args.force,
                                           _display_name(cell, instances, args.module))
