@@ -44,7 +44,7 @@ _LAZY = {
     "ufunc": "gpunb.core.ufuncs",
     "where": "gpunb.core.ufuncs",
     "clip": "gpunb.core.ufuncs",
-    "fuse": "gpunb.core.fusion",
+    "fuse": "gpunb.core.fused",
     "get_default_memory_pool": "gpunb.core.runtime.memory",
     "MemoryPool": "gpunb.core.runtime.memory",
     "RawModule": "gpunb.core.raw",

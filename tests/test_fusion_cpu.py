@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import gpunb as gp
-from gpunb.core import fusion, ir
+from gpunb.core import fused as fused_module
+from gpunb.core import ir
 from gpunb.core.codegen import elementwise as cg
 from gpunb.core.codegen import reduction as rc
 from gpunb.core.compiler import compile as nvrtc
@@ -423,7 +424,7 @@ def test_kernel_name_and_decorator_forms():
         gp.fuse(kernel_name="not an identifier")
     g = gp.fuse(lambda x: x + 1)
     assert g.inspect(a(4)).name.startswith("fused__lambda__")
-    assert gp.fuse is fusion.fuse
+    assert gp.fuse is fused_module.fuse
 
 
 def test_strided_and_uniform_layouts_in_inspect():
@@ -442,11 +443,11 @@ def test_strided_and_uniform_layouts_in_inspect():
 
 def _evaluate(fused, *args):
     """Run the traced IR of ``fused`` for ``args`` with NumPy: what the kernel computes."""
-    key = tuple(fusion._arg_key(x, i) for i, x in enumerate(args))
+    key = tuple(fused_module._arg_key(x, i) for i, x in enumerate(args))
     t = fused._trace(key)
     vals = []
     for (arg, steps), kind, dt in zip(t.operands, t.operand_kinds, t.operand_dtypes):
-        vals.append(dt.type(args[arg]) if kind == "scalar" else fusion._apply_steps(args[arg], steps, True))
+        vals.append(dt.type(args[arg]) if kind == "scalar" else fused_module._apply_steps(args[arg], steps, True))
 
     def ev(n):
         if isinstance(n, ir.Arg):
@@ -539,7 +540,7 @@ def test_weak_int_argument_that_its_int_loop_cannot_hold_raises_overflow():
 
 
 def test_reduction_kinds():
-    kinds = fusion._reduction_kinds
+    kinds = fused_module._reduction_kinds
     assert kinds([(64, 4), (4, 0), None], (1,)) == ("array", "outer", "scalar")
     assert kinds([(4, 0), (64, 4)], (1,)) == ("outer", "array")
     assert kinds([(0, 4), (64, 4)], (0,)) == ("outer", "array")

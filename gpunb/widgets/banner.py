@@ -151,10 +151,3 @@ class SlowBuildBanner(View):
                 self._bar.layout.display = "none"
             box.layout.display = None
 
-    @property
-    def widget(self):
-        built = self._widget is not None
-        w = super().widget
-        if not built:
-            self.redraw()
-        return w

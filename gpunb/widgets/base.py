@@ -34,13 +34,17 @@ class View:
 
     # -- shared ---------------------------------------------------------------------------------
 
+    def redraw(self) -> None:
+        """Bring the built widget up to date with the state (views that change override it)."""
+
     @property
     def widget(self):
-        """The ipywidgets container of this view (built on first access)."""
+        """The ipywidgets container of this view (built on first access, then drawn once)."""
         if self._widget is None:
             with self._draw_lock:
                 if self._widget is None:
                     self._widget = self._build()
+                    self.redraw()
         return self._widget
 
     @property

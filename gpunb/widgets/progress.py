@@ -117,14 +117,6 @@ class CompileProgress(View):
         children = (self.banner.widget, self._row) if self.banner.visible else (self._row,)
         return w.VBox(children)
 
-    @property
-    def widget(self):
-        built = self._widget is not None
-        w = super().widget
-        if not built:
-            self.redraw()
-        return w
-
     def _place_banner(self) -> None:
         with self._draw_lock:
             if self._widget is not None:

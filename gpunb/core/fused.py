@@ -1,0 +1,393 @@
+"""``@gpunb.fuse``: the fused function, its trace cache, launching and ``inspect``.
+
+:mod:`gpunb.core.fusion` traces the Python function into kernel IR; this module keys the
+traces (per argument kind, dtype and ndim: new shapes never retrace), builds the elementwise
+or reduction kernel of a trace for the launch's layout class and runs it through the same
+machinery as unfused calls, so kernels are cached in memory and on disk like any other.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+
+import numpy as np
+
+from . import dtypes, ir, layout
+from .fusion import _DEFAULT, _WEAK, _Proxy, _Trace, _cannot, _is_weak
+
+# -- the traced function ---------------------------------------------------------------------
+
+def _arg_key(value, i: int):
+    """The cache key part of argument ``i``."""
+    if isinstance(value, (bool, np.bool_)):
+        return ("scalar", np.dtype(bool))
+    if isinstance(value, np.generic):      # before _WEAK: np.float64 is a float subclass
+        return ("scalar", dtypes.check(value.dtype))
+    if isinstance(value, _WEAK):     # 'weak', not 'scalar': np.dtype('float64') == float
+        return ("weak", type(value))
+    if isinstance(value, np.ndarray) and value.ndim == 0 and not _is_gpu(value):
+        return ("scalar", dtypes.check(value.dtype))
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return ("array", dtypes.check(value.dtype), len(value.shape))
+    raise TypeError(f"argument {i} of a fused function must be an array or a scalar, not "
+                    f"{type(value).__name__}")
+
+
+def _is_gpu(value) -> bool:
+    from .ndarray import ndarray
+
+    return isinstance(value, ndarray)
+
+
+class _Traced:
+    """The result of tracing for one key: operands, outputs or reduction, and the IR."""
+
+    def __init__(self, name, operands, operand_kinds, outputs, reduction, tuple_result):
+        self.name = name
+        self.operands = operands              # (arg index, view steps | None)
+        self.operand_kinds = operand_kinds    # 'array' | 'scalar' per operand
+        self.operand_dtypes = None
+        self.outputs = outputs                # ((dtype, node), ...)
+        self.reduction = reduction            # dict or None
+        self.tuple_result = tuple_result
+
+
+def _apply_steps(a, steps, numpy_like: bool):
+    for kind, arg in steps:
+        if kind == "getitem":
+            a = a[arg]
+        elif kind == "reshape":
+            a = a.reshape(arg)
+        elif kind == "expand_dims":
+            if numpy_like:
+                a = np.expand_dims(a, arg)
+            else:
+                a = a._derive(*layout.expand_dims(a.shape, a.strides, arg))
+        elif kind == "squeeze":
+            a = a.squeeze(arg)
+        else:       # pragma: no cover - steps are made above
+            raise AssertionError(kind)
+    return a
+
+
+def _stand_in(value):
+    """A NumPy array with ``value``'s shape, dtype and (for NumPy arrays) strides, for
+    inspection: nothing is read from it."""
+    if isinstance(value, np.ndarray):
+        return value
+    dt = dtypes.check(value.dtype)
+    shape = tuple(int(s) for s in value.shape)
+    strides = getattr(value, "strides", None)
+    if strides is None:
+        strides = layout.c_strides(shape, dt.itemsize)
+    return np.lib.stride_tricks.as_strided(np.zeros(1, dt), shape, tuple(strides), writeable=False)
+
+
+class Inspection:
+    """What a fused function generates for some inputs: ``name``, ``source`` (CUDA C++),
+    ``kind`` ('elementwise' or 'reduction'), ``kernel`` (the IR), ``entry_points``, ``arch``;
+    ``compile()`` compiles the source with NVRTC for ``arch`` and returns the cubin."""
+
+    def __init__(self, kernel, source, kind, entry_points, arch, layout_desc):
+        self.kernel = kernel
+        self.name = kernel.name
+        self.source = source
+        self.kind = kind
+        self.entry_points = entry_points
+        self.arch = arch
+        self.layout = layout_desc
+        self._cubin = None
+
+    def compile(self, arch=None):
+        from .compiler import compile as nvrtc_compile
+
+        arch = arch or self.arch
+        if arch is None:
+            raise ValueError("name the target architecture: inspect(..., arch='sm_90') or compile(arch=...)")
+        self._cubin = nvrtc_compile(self.source, (), arch)
+        return self._cubin
+
+    @property
+    def cubin(self) -> bytes:
+        return self._cubin if self._cubin is not None else self.compile()
+
+    def __repr__(self) -> str:
+        return f"<gpunb.fuse inspection {self.kind} kernel {self.name!r} ({self.layout})>"
+
+    def _repr_markdown_(self) -> str:
+        return f"**{self.name}** ({self.kind}, {self.layout})\n\n```cpp\n{self.source}\n```"
+
+
+class Fused:
+    """A fused function: call it with arrays and scalars; ``inspect`` shows its kernel."""
+
+    def __init__(self, func, kernel_name=None):
+        if kernel_name is not None and not str(kernel_name).isidentifier():
+            raise ValueError(f"kernel_name {kernel_name!r} is not a C identifier")
+        self.func = func
+        self.kernel_name = kernel_name
+        self.traces = 0                  # how many times the function was traced
+        self._traced: dict = {}
+        functools.update_wrapper(self, func)
+
+    def __repr__(self) -> str:
+        return f"<gpunb.fuse of {getattr(self.func, '__qualname__', self.func)!r}>"
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    # -- tracing
+    def _trace(self, key) -> _Traced:
+        t = self._traced.get(key)
+        if t is not None:
+            return t
+        trace = _Trace(key)
+        proxies = []
+        for i, k in enumerate(key):
+            if k[0] == "array":
+                _, dt, nd = k
+                idx = trace.operand(i, (), dt)
+                proxies.append(_Proxy(trace, ir.Arg(dt, idx), nd, source=(i, ())))
+            else:
+                t_ = k[1]
+                dt = _DEFAULT[t_] if _is_weak(t_) else t_
+                idx = trace.operand(i, None, dt)
+                proxies.append(_Proxy(trace, ir.Arg(dt, idx), 0, weak=t_ if _is_weak(t_) else None))
+        result = self.func(*proxies)
+        self.traces += 1
+        tuple_result = isinstance(result, tuple)
+        results = result if tuple_result else (result,)
+        if not results:
+            raise _cannot("a function returning an empty tuple")
+        reduction = None
+        for r in results:
+            if not isinstance(r, _Proxy) or r._trace is not trace:
+                raise _cannot(f"a function returning {type(r).__name__}",
+                              "a fused function must return traced values (results of operations "
+                              "on its arguments) or a tuple of them")
+            if r._reduction is not None:
+                if len(results) > 1:
+                    raise _cannot("a reduction among several outputs",
+                                  "a fused reduction must be the function's only output")
+                reduction = r._reduction
+        if len({r.ndim for r in results}) > 1:
+            raise _cannot("a tuple of outputs of different ndim",
+                          "the outputs of one fused kernel share one broadcast shape")
+        # drop operands the outputs never read, renumbering Args
+        outputs_nodes = [reduction["value"]] if reduction else [r._node for r in results]
+        used = set()
+        for n in outputs_nodes:
+            _collect_args(n, used)
+        order = sorted(used)
+        remap = {old: new for new, old in enumerate(order)}
+        nodes = [_renumber(n, remap) for n in outputs_nodes]
+        operands = tuple(trace.operands[i] for i in order)
+        kinds = tuple("scalar" if trace.operands[i][1] is None else "array" for i in order)
+        dts = tuple(trace.operand_dtypes[i] for i in order)
+        if reduction:
+            reduction = dict(reduction, value=nodes[0])
+            outputs = ((reduction["out"], nodes[0]),)
+        else:
+            outputs = tuple((n.dtype, n) for n in nodes)
+        digest = hashlib.sha1(repr((dts, kinds, outputs, reduction)).encode()).hexdigest()[:10]
+        fname = getattr(self.func, "__name__", "f")
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in fname) or "f"
+        name = self.kernel_name or f"fused_{base}_{digest}"
+        t = _Traced(name, operands, kinds, outputs, reduction, tuple_result)
+        t.int_checks = tuple(sorted(trace.int_checks, key=lambda c: (c[0], c[1].str)))
+        t.operand_dtypes = dts
+        t.digest = digest
+        self._traced[key] = t
+        return t
+
+    # -- kernels
+    def _elementwise_kernel(self, t: _Traced, kinds, lay, nd) -> ir.ElementwiseKernel:
+        opnds = tuple(ir.Operand(d, k) for d, k in zip(t.operand_dtypes, kinds))
+        return ir.ElementwiseKernel(t.name, opnds, t.outputs, lay, nd)
+
+    def _reduction_kernel(self, t: _Traced, kinds, no, nr) -> ir.ReductionKernel:
+        r = t.reduction
+        opnds = tuple(ir.Operand(d, k) for d, k in zip(t.operand_dtypes, kinds))
+        return ir.ReductionKernel(t.name, opnds, r["value"], r["reducer"], r["out"], r["finish"], no, nr)
+
+    # -- calling
+    def __call__(self, *args):
+        key = tuple(_arg_key(a, i) for i, a in enumerate(args))
+        t = self._trace(key)
+        for arg, dt in t.int_checks:
+            dt.type(args[arg])      # NumPy's OverflowError for an int the loop cannot hold
+        from .ufuncs import _as_gpu
+
+        values, is_array = [], []
+        for (arg, steps), kind, dt in zip(t.operands, t.operand_kinds, t.operand_dtypes):
+            a = args[arg]
+            if kind == "scalar":
+                if isinstance(a, np.ndarray):
+                    a = a[()]
+                values.append(dt.type(a))
+                is_array.append(False)
+            else:
+                g = _as_gpu(a, f"argument {arg} of {self.func.__name__}")
+                if g is None:       # a 0-d NumPy array or NumPy scalar keyed as array? no: keyed scalar
+                    raise TypeError(f"argument {arg} must be a GPU array")
+                values.append(_apply_steps(g, steps, numpy_like=False))
+                is_array.append(True)
+        arrays = [v for v, isa in zip(values, is_array) if isa]
+        shape = layout.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
+        from .ndarray import ndarray
+
+        if t.reduction is None:
+            from .ufuncs import _run_elementwise
+
+            if t.tuple_result and len(t.outputs) > 1:
+                _check_output_shapes(t, values, is_array, shape)
+            results = [ndarray._empty(shape, dt) for dt, _ in t.outputs]
+            _run_elementwise(("fuse", t.name, t.digest),
+                             lambda kinds, lay, nd: self._elementwise_kernel(t, kinds, lay, nd),
+                             values, is_array, results, shape)
+            return tuple(results) if t.tuple_result else results[0]
+        return self._run_reduction(t, values, is_array, shape)
+
+    def _run_reduction(self, t, values, is_array, shape):
+        import warnings
+
+        from . import reduction as red
+        from .ndarray import ndarray
+
+        r = t.reduction
+        axes = r["axes"]
+        if not any(is_array):
+            raise _cannot("a reduction of scalars only", "reduce an array argument")
+        if len(shape) != r["ndim_in"]:
+            raise AssertionError("traced ndim differs from the launch's")
+        K = math.prod(shape[d] for d in axes)
+        if K == 0 and r["func"] in red._NO_IDENTITY:
+            raise ValueError(red._NO_IDENTITY[r["func"]])
+        if K == 0 and r["func"] == "mean":
+            warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
+        result = ndarray._empty(red._out_shape(shape, axes, r["keepdims"]), r["out"])
+        full = [(v._broadcast_to(shape) if v.shape != shape else v) if isa else v
+                for v, isa in zip(values, is_array)]
+        kinds = _reduction_kinds([v.strides if isa else None for v, isa in zip(full, is_array)], axes)
+        red._run(("fuse", t.name, t.digest, kinds), lambda no, nr: self._reduction_kernel(t, kinds, no, nr),
+                 list(zip(kinds, full)), shape, axes, result, float(K), False)
+        return result
+
+    # -- inspection
+    def inspect(self, *args, arch=None):
+        """The kernel these arguments would launch (IR, name, CUDA C++ source), built without
+        a GPU: NumPy arrays or anything with ``shape`` and ``dtype`` stand in for GPU arrays.
+        The layout class is chosen from the stand-ins' strides as a launch would (size-1
+        arrays are 'uniform'; broadcast or non-contiguous inputs give the strided layout)."""
+        key = tuple(_arg_key(a, i) for i, a in enumerate(args))
+        t = self._trace(key)
+        views = []
+        for (arg, steps), kind in zip(t.operands, t.operand_kinds):
+            views.append(None if kind == "scalar" else _apply_steps(_stand_in(args[arg]), steps, True))
+        arrays = [v for v in views if v is not None]
+        shape = tuple(np.broadcast_shapes(*[a.shape for a in arrays])) if arrays else ()
+        if t.reduction is None:
+            from .codegen import elementwise as cg
+
+            kinds, strides_list = [], []
+            for v in views:
+                if v is None:
+                    kinds.append("scalar")
+                elif v.size == 1:
+                    kinds.append("uniform")
+                else:
+                    b = np.broadcast_to(v, shape)
+                    kinds.append("array")
+                    strides_list.append((b.shape, b.strides, b.itemsize))
+            for dt, _ in t.outputs:
+                strides_list.append((shape, layout.c_strides(shape, dt.itemsize), dt.itemsize))
+            lay, nd = layout.layout_class(shape, strides_list)
+            k = self._elementwise_kernel(t, kinds, lay, nd)
+            return Inspection(k, cg.render(k), "elementwise", cg.entry_points(k), arch,
+                              lay if lay == "contiguous" else f"strided, {nd} dims")
+        from . import reduction as red
+        from .codegen import reduction as rc
+
+        axes = t.reduction["axes"]
+        kinds = _reduction_kinds([None if v is None else np.broadcast_to(v, shape).strides for v in views], axes)
+        strides = [np.broadcast_to(v, shape).strides for v in arrays]
+        first = [k for k in kinds if k != "scalar"].index("array")
+        kept = [d for d in range(len(shape)) if d not in axes]
+        rd = sorted(axes, key=lambda d: -abs(strides[first][d]))
+        oshape, _ = red._merge([shape[d] for d in kept], [[s[d] for d in kept] for s in strides])
+        rshape, _ = red._merge([shape[d] for d in rd], [[s[d] for d in rd] for s in strides])
+        k = self._reduction_kernel(t, kinds, len(oshape), len(rshape))
+        return Inspection(k, rc.render(k), "reduction", rc.entry_points(k), arch,
+                          f"{len(oshape)} outer dims, {len(rshape)} reduced dims")
+
+
+def _reduction_kinds(strides, axes) -> tuple[str, ...]:
+    """Operand kinds of a fused reduction from the operands' strides (broadcast to the input
+    shape; None for a scalar): an array constant along every reduced axis (``m[:, None]`` in
+    ``(x - m[:, None]).sum(axis=1)``) is 'outer', read once per output, so the one array left
+    can take the vectorized entry. At least one operand stays 'array'."""
+    kinds = ["scalar" if st is None else "outer" if all(st[d] == 0 for d in axes) else "array"
+             for st in strides]
+    if "array" not in kinds:
+        kinds[kinds.index("outer")] = "array"
+    return tuple(kinds)
+
+
+def _check_output_shapes(t, values, is_array, shape) -> None:
+    """Every output of one kernel has the launch's shape: an output that reads only arrays of
+    a smaller broadcast shape would differ from NumPy's, so say so."""
+    for j, (_, node) in enumerate(t.outputs):
+        used: set = set()
+        _collect_args(node, used)
+        shapes = [values[i].shape for i in used if is_array[i]]
+        own = layout.broadcast_shapes(*shapes) if shapes else ()
+        if own != shape:
+            raise _cannot(f"output {j} of shape {own} beside outputs of shape {shape}",
+                          "the outputs of one fused kernel share one broadcast shape")
+
+
+def _collect_args(node, acc: set) -> None:
+    if isinstance(node, ir.Arg):
+        acc.add(node.index)
+    elif isinstance(node, ir.Apply):
+        for a in node.args:
+            _collect_args(a, acc)
+    elif isinstance(node, ir.Cast):
+        _collect_args(node.arg, acc)
+    elif isinstance(node, ir.Where):
+        for a in (node.cond, node.x, node.y):
+            _collect_args(a, acc)
+
+
+def _renumber(node, remap):
+    if isinstance(node, ir.Arg):
+        return ir.Arg(node.dtype, remap[node.index])
+    if isinstance(node, ir.Apply):
+        return ir.Apply(node.dtype, node.op, node.loop, tuple(_renumber(a, remap) for a in node.args), node.output)
+    if isinstance(node, ir.Cast):
+        return ir.Cast(node.dtype, _renumber(node.arg, remap))
+    if isinstance(node, ir.Where):
+        return ir.Where(node.dtype, _renumber(node.cond, remap), _renumber(node.x, remap), _renumber(node.y, remap))
+    return node
+
+
+def fuse(*args, kernel_name=None):
+    """Fuse a Python function of arrays and scalars into one GPU kernel (``cupy.fuse``'s
+    spelling): ``@fuse``, ``@fuse()`` or ``@fuse(kernel_name='k')``.
+
+    The function is traced once per (argument dtypes, ndims, scalar types) with gpunb's ufuncs,
+    operators, ``where``, ``clip``, ``astype``, NumPy's ufuncs, views of input arrays
+    (``x[:, None]``, ``x.reshape(...)``, ``numpy.expand_dims``) and at most one trailing
+    reduction (``.sum()``, ``.prod()``, ``.max()``, ``.min()``, ``.mean()``, ``.any()``,
+    ``.all()``, with ``axis`` and ``keepdims``); returning a tuple gives one kernel with several
+    outputs. ``f.inspect(*args, arch='sm_90')`` shows the generated kernel without a GPU.
+    """
+    if len(args) == 1 and callable(args[0]) and kernel_name is None:
+        return Fused(args[0])
+    if args:
+        raise TypeError("fuse() takes a function, or keyword arguments only (kernel_name=...)")
+    if kernel_name is not None and not str(kernel_name).isidentifier():
+        raise ValueError(f"kernel_name {kernel_name!r} is not a C identifier")
+    return lambda f: Fused(f, kernel_name=kernel_name)
