@@ -44,7 +44,6 @@ def scalar_param(value, dtype: np.dtype):
 class Launchable:
     kernel: object           # ir.ElementwiseKernel or ir.ReductionKernel
     entries: dict            # entry point name -> cuda.core Kernel
-    blocks_per_sm: int       # of the first entry point
     sm_count: int
     vec: int
     occupancy: dict          # entry point name -> resident blocks of BLOCK threads per SM
@@ -66,7 +65,7 @@ def get(kernel_key, make, codegen=cg) -> Launchable:
         entry = compile_cached(codegen.render(kernel), (), info.arch, display_name=kernel.name)
         entries = {e: driver.load_kernel(entry.key, entry.cubin, e) for e in codegen.entry_points(kernel)}
         occupancy = {name: _blocks_per_sm(k) for name, k in entries.items()}
-        lk = Launchable(kernel, entries, next(iter(occupancy.values())), info.multiprocessor_count,
+        lk = Launchable(kernel, entries, info.multiprocessor_count,
                         codegen.vector_width(kernel), occupancy)
         _cache[(driver._state.get("device_id"), kernel_key)] = lk
     return lk
@@ -80,9 +79,8 @@ def _blocks_per_sm(kernel) -> int:
         return 2048 // BLOCK
 
 
-def _grid(lk: Launchable, work: int, entry: str | None = None) -> tuple[int]:
-    resident = lk.occupancy[entry] if entry is not None else lk.blocks_per_sm
-    return (max(1, min((work + BLOCK - 1) // BLOCK, lk.sm_count * resident * GRID_WAVES)),)
+def _grid(lk: Launchable, work: int, entry: str) -> tuple[int]:
+    return (max(1, min((work + BLOCK - 1) // BLOCK, lk.sm_count * lk.occupancy[entry] * GRID_WAVES)),)
 
 
 def run(lk: Launchable, inputs, outputs, shape, stream=None) -> None:
