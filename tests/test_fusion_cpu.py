@@ -546,3 +546,28 @@ def test_reduction_kinds():
     assert kinds([(0, 4), (64, 4)], (0,)) == ("outer", "array")
     assert kinds([(64, 4), (4, 0)], (0, 1)) == ("array", "array")
     assert kinds([(4, 0), (8, 0)], (1,)) == ("array", "outer")     # one must stay 'array'
+
+
+def test_plan_signature_names_what_decides_the_launch():
+    # a plan is replayed for calls with an equal signature, so the signature must change with
+    # anything that changes the launch (dtype, shape, strides, alignment, scalar kind) and
+    # stay equal for new data in the same layout; other kinds of argument get no plan
+    from gpunb.core.ndarray import MemoryPointer, ndarray
+
+    def view(ptr, shape, strides, dt="float32"):
+        return ndarray._view(MemoryPointer(ptr, None, 0), shape, strides, np.dtype(dt), None)
+
+    sig = fused_module._signature
+    base = sig((view(0x1000, (4, 8), (32, 4)), 2.0))
+    assert sig((view(0x9000, (4, 8), (32, 4)), 5.5)) == base          # new data, new value
+    assert sig((view(0x1010, (4, 8), (32, 4)), 2.0)) == base          # same alignment mod 16
+    for other in [(view(0x1004, (4, 8), (32, 4)), 2.0),               # alignment
+                  (view(0x1000, (4, 8), (64, 4)), 2.0),               # strides
+                  (view(0x1000, (8, 4), (16, 4)), 2.0),               # shape
+                  (view(0x1000, (4, 8), (32, 4), "int32"), 2.0),      # dtype
+                  (view(0x1000, (4, 8), (32, 4)), 2),                 # weak int, not float
+                  (view(0x1000, (4, 8), (32, 4)), np.float32(2.0)),   # NumPy scalar: strong
+                  (view(0x1000, (4, 8), (32, 4)), True)]:
+        assert sig(other) != base, other
+    assert sig((np.zeros(3), 1.0)) is None                            # host arrays: never
+    assert sig((np.float32(1),)) is not None and sig((np.array(1.0),)) is None

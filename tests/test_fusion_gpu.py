@@ -4,6 +4,8 @@ call compiles nothing."""
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import gpunb as gp
 from gpunb.core import events
@@ -221,3 +223,110 @@ def test_second_process_gets_disk_hits_and_compiles_nothing(tmp_path):
     first, second = (json.loads(r.stdout.splitlines()[-1]) for r in runs)
     assert first[0] >= 2 and first[2], first
     assert second == [0, first[0], False], second
+
+
+# -- launch plans: a call with a seen argument layout replays the launches decided before --
+
+def test_plans_replay_with_new_data_offset_views_and_scalars():
+    @gp.fuse
+    def f(x, col, s):
+        return gp.where(col[:, gp.newaxis] > s, x * s, gp.nan)
+
+    for trial in range(4):
+        X, col = rand((40, 66), "float32"), rand(40, "float32")
+        s = 0.25 * trial - 0.5
+        x = gp.asarray(X)[:, 1:65]          # 4 bytes past a 16-byte boundary: no vector entry
+        check(f(x, gp.asarray(col), s), np.where(col[:, None] > s, X[:, 1:65] * s, np.nan))
+    assert f.traces == 1 and len(f._plans) == 1
+    # the same views at another alignment are another plan, with its own entry point
+    X = rand((40, 68), "float32")
+    check(f(gp.asarray(X)[:, 4:68], gp.asarray(col), 0.0), np.where(col[:, None] > 0, X[:, 4:68] * 0.0, np.nan))
+    assert len(f._plans) == 2
+
+
+def test_plans_replay_split_reductions_and_tuples():
+    @gp.fuse
+    def total(x, s):
+        return (x * s).sum()       # one output: split over blocks, with a partial-state buffer
+
+    @gp.fuse
+    def pair(x, y):
+        return x - y, x * y
+
+    for trial in range(3):
+        x, y = rand(1 << 18, "float64"), rand(1 << 18, "float64")
+        check(total(gp.asarray(x), trial + 0.5), np.asarray((x * (trial + 0.5)).sum()), rtol=1e-10)
+        a, b = pair(gp.asarray(x), gp.asarray(y))
+        check(a, x - y)
+        check(b, x * y)
+    assert len(total._plans) == 1 and len(pair._plans) == 1
+    assert total._plans[next(iter(total._plans))].temp_bytes > 0
+
+
+def test_plans_check_weak_int_range_every_call():
+    @gp.fuse
+    def f(x, s):
+        return x + s
+
+    x = gp.asarray(rand(100, "int8"))
+    check(f(x, 3), gp.asnumpy(x) + np.int8(3))
+    assert len(f._plans) == 1
+    with pytest.raises(OverflowError):
+        f(x, 1000)                   # the replayed call checks the range too
+    check(f(x, -5), gp.asnumpy(x) - np.int8(5))
+
+
+def test_plans_launch_on_the_current_stream():
+    @gp.fuse
+    def f(x, y):
+        return x * y + 1
+
+    hx, hy = rand(1 << 20, "float32"), rand(1 << 20, "float32")
+    x, y = gp.asarray(hx), gp.asarray(hy)
+    f(x, y)                              # records the plan on the default stream
+    s = gp.Stream(non_blocking=True)
+    with s:
+        got = f(x, y)                    # replayed: must be ordered on s
+        got2 = f(got, y)
+    s.synchronize()
+    check(got, hx * hy + 1)
+    check(got2, (hx * hy + 1) * hy + 1)
+
+
+@given(st.data())
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_plans_match_numpy_over_random_layouts(data):
+    # each example calls a fused function three times on fresh data with one layout: the
+    # first call decides the launch, the others replay it
+    nd = data.draw(st.integers(1, 3))
+    shape = tuple(data.draw(st.lists(st.integers(1, 9), min_size=nd, max_size=nd)))
+    dt = data.draw(st.sampled_from(["float32", "float64", "int32", "int16", "uint8"]))
+    step = data.draw(st.sampled_from([1, 2]))
+    bshape = tuple(1 if data.draw(st.booleans()) else n for n in shape)
+    reduce_axis = data.draw(st.sampled_from([None, "last", "elementwise"]))
+
+    def body(x, y, s):
+        v = x * s + y
+        if reduce_axis == "elementwise":
+            return v
+        return v.sum(axis=None if reduce_axis is None else -1)
+
+    f = gp.fuse(body)
+    done = 0
+    for _ in range(3):
+        big = rand(shape[:-1] + (shape[-1] * step,), dt)
+        hy = rand(bshape, dt)
+        s = int(data.draw(st.integers(-3, 3)))
+        x = gp.asarray(big)[..., ::step]
+        hx = big[..., ::step]
+        try:
+            want = body(hx, hy, s)
+        except OverflowError:       # NEP 50: -3 does not fit uint8; the fused call says so too
+            with pytest.raises(OverflowError):
+                f(x, gp.asarray(hy), s)
+            continue
+        got = f(x, gp.asarray(hy), s)
+        tol = dict(rtol=1e-4, atol=1e-4) if dt == "float32" else {}
+        check(got, np.asarray(want), **tol)
+        done += 1
+    assert f.traces == 1 and len(f._plans) == min(done, 1)

@@ -8,14 +8,17 @@ machinery as unfused calls, so kernels are cached in memory and on disk like any
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import hashlib
 import math
 
 import numpy as np
 
-from . import dtypes, ir, layout
+from . import dtypes, ir, launch, layout
 from .fusion import _DEFAULT, _WEAK, _Proxy, _Trace, _cannot, _is_weak
+from .ndarray import ndarray
+from .runtime import driver
 
 # -- the traced function ---------------------------------------------------------------------
 
@@ -36,9 +39,60 @@ def _arg_key(value, i: int):
 
 
 def _is_gpu(value) -> bool:
-    from .ndarray import ndarray
-
     return isinstance(value, ndarray)
+
+
+_PLAIN_SCALARS = (bool, int, float, complex)
+MAX_PLANS = 256            # launch plans kept per fused function (argument layouts seen)
+
+
+def _signature(args):
+    """What decides a call's launches apart from pointers and scalar values: per argument
+    its type, and for a gpunb array dtype, shape, byte strides and alignment (the address
+    modulo 16, which picks vector entry points). None when an argument is of another kind
+    (a CuPy array, a 0-d NumPy array): such calls take the general path every time."""
+    sig = [driver._state.get("device_id")]
+    for a in args:
+        t = a.__class__
+        if t is ndarray:
+            sig.append((a._dtype, a._shape, a._strides, a._data.ptr & 15))
+        elif t in _PLAIN_SCALARS or isinstance(a, np.generic):
+            sig.append(t)
+        else:
+            return None
+    return tuple(sig)
+
+
+class _Plan:
+    """A fused call with its launches decided, for one :func:`_signature`: where each kernel
+    operand comes from, the outputs to allocate, the :class:`launch.Step` s and temporary
+    bytes. Running it converts scalars, allocates and launches: nothing is traced, broadcast
+    or chosen again."""
+
+    __slots__ = ("sources", "int_checks", "outputs", "steps", "temp_bytes", "tuple_result")
+
+    def __init__(self, sources, int_checks, outputs, steps, temp_bytes, tuple_result):
+        self.sources = sources          # per kernel operand: (arg index, byte offset, None) or (arg index, 0, dtype)
+        self.int_checks = int_checks
+        self.outputs = outputs          # ((shape, dtype), ...)
+        self.steps = steps
+        self.temp_bytes = temp_bytes
+        self.tuple_result = tuple_result
+
+    def run(self, args):
+        for arg, dt in self.int_checks:
+            dt.type(args[arg])          # NumPy's OverflowError for an int the loop cannot hold
+        params = []
+        for arg, offset, dt in self.sources:
+            if dt is None:
+                params.append(ctypes.c_void_p(args[arg]._data.ptr + offset))
+            else:
+                params.append(launch.scalar_param(dt.type(args[arg]), dt))
+        results = [ndarray._empty(shape, dt) for shape, dt in self.outputs]
+        for r in results:
+            params.append(ctypes.c_void_p(r._data.ptr))
+        launch.execute(self.steps, params, self.temp_bytes)
+        return tuple(results) if self.tuple_result else results[0]
 
 
 class _Traced:
@@ -130,6 +184,7 @@ class Fused:
         self.kernel_name = kernel_name
         self.traces = 0                  # how many times the function was traced
         self._traced: dict = {}
+        self._plans: dict = {}           # _signature(args) -> _Plan
         functools.update_wrapper(self, func)
 
     def __repr__(self) -> str:
@@ -214,6 +269,11 @@ class Fused:
 
     # -- calling
     def __call__(self, *args):
+        sig = _signature(args)
+        if sig is not None:
+            plan = self._plans.get(sig)
+            if plan is not None:
+                return plan.run(args)
         key = tuple(_arg_key(a, i) for i, a in enumerate(args))
         t = self._trace(key)
         for arg, dt in t.int_checks:
@@ -236,25 +296,45 @@ class Fused:
                 is_array.append(True)
         arrays = [v for v, isa in zip(values, is_array) if isa]
         shape = layout.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
-        from .ndarray import ndarray
-
         if t.reduction is None:
             from .ufuncs import _run_elementwise
 
             if t.tuple_result and len(t.outputs) > 1:
                 _check_output_shapes(t, values, is_array, shape)
             results = [ndarray._empty(shape, dt) for dt, _ in t.outputs]
-            _run_elementwise(("fuse", t.name, t.digest),
-                             lambda kinds, lay, nd: self._elementwise_kernel(t, kinds, lay, nd),
-                             values, is_array, results, shape)
-            return tuple(results) if t.tuple_result else results[0]
-        return self._run_reduction(t, values, is_array, shape)
+            _, step = _run_elementwise(("fuse", t.name, t.digest),
+                                       lambda kinds, lay, nd: self._elementwise_kernel(t, kinds, lay, nd),
+                                       values, is_array, results, shape)
+            steps, temp_bytes = ((step,) if step is not None else ()), 0
+        else:
+            results, steps, temp_bytes = self._run_reduction(t, values, is_array, shape)
+        if sig is not None and temp_bytes >= 0:
+            self._remember(sig, t, args, values, is_array, results, steps, temp_bytes)
+        return tuple(results) if t.tuple_result else results[0]
+
+    def _remember(self, sig, t, args, values, is_array, results, steps, temp_bytes) -> None:
+        """Keep the launches of this call for later calls with the same signature, unless an
+        operand is not a view of its argument (a reshape that copied)."""
+        sources = []
+        for (arg, _), v, isa, dt in zip(t.operands, values, is_array, t.operand_dtypes):
+            if not isa:
+                sources.append((arg, 0, dt))
+                continue
+            a = args[arg]
+            if v._data.owner is not a._data.owner:
+                return
+            sources.append((arg, v._data.ptr - a._data.ptr, None))
+        if len(self._plans) >= MAX_PLANS:
+            self._plans.clear()
+        self._plans[sig] = _Plan(tuple(sources), t.int_checks, tuple((r.shape, r.dtype) for r in results),
+                                 tuple(steps), temp_bytes, t.tuple_result)
 
     def _run_reduction(self, t, values, is_array, shape):
+        """Launch a fused reduction: ([result], launches, temporary bytes); the bytes are -1
+        when the call must not be repeated from a plan (an empty reduction warns)."""
         import warnings
 
         from . import reduction as red
-        from .ndarray import ndarray
 
         r = t.reduction
         axes = r["axes"]
@@ -271,9 +351,10 @@ class Fused:
         full = [(v._broadcast_to(shape) if v.shape != shape else v) if isa else v
                 for v, isa in zip(values, is_array)]
         kinds = _reduction_kinds([v.strides if isa else None for v, isa in zip(full, is_array)], axes)
-        red._run(("fuse", t.name, t.digest, kinds), lambda no, nr: self._reduction_kernel(t, kinds, no, nr),
-                 list(zip(kinds, full)), shape, axes, result, float(K), False)
-        return result
+        steps, temp_bytes = red._run(("fuse", t.name, t.digest, kinds),
+                                     lambda no, nr: self._reduction_kernel(t, kinds, no, nr),
+                                     list(zip(kinds, full)), shape, axes, result, float(K), False)
+        return [result], steps, (temp_bytes if K else -1)
 
     # -- inspection
     def inspect(self, *args, arch=None):

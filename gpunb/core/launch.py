@@ -2,7 +2,10 @@
 grid to the device, pack the parameters, launch.
 
 The first use of a kernel renders its source, compiles it (or loads it from the disk cache)
-and loads its module; later uses are one dictionary lookup.
+and loads its module; later uses are one dictionary lookup. Choosing the entry point and the
+geometry is separate from launching (:func:`plan`, then :func:`execute`): the result, a
+:class:`Step`, depends only on shapes, strides, dtypes and alignment, so callers that see the
+same layouts again (``gpunb.fuse``) keep it and skip straight to the launch.
 """
 
 from __future__ import annotations
@@ -19,7 +22,11 @@ from .codegen import elementwise as cg
 from .runtime import driver
 
 BLOCK = 256
-GRID_WAVES = 1      # resident blocks per SM times this: grid-stride loops do the rest
+# Blocks launched: resident blocks per SM x SMs x GRID_WAVES (or fewer when the work is
+# smaller); grid-stride loops do the rest. Several waves let SMs that finish early take more
+# blocks: on the H100, 1 wave gave 0.86 of the copy ceiling for a broadcast where(), 16 waves
+# 0.92 (benchmarks/NOTES.md).
+GRID_WAVES = 16
 _INT32_LIMIT = 2**31 - 1
 
 _CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
@@ -83,33 +90,60 @@ def _grid(lk: Launchable, work: int, entry: str) -> tuple[int]:
     return (max(1, min((work + BLOCK - 1) // BLOCK, lk.sm_count * lk.occupancy[entry] * GRID_WAVES)),)
 
 
-def run(lk: Launchable, inputs, outputs, shape, stream=None) -> None:
-    """Launch over ``shape``. ``inputs`` are (kind, value) per operand: arrays (ndarrays
-    already broadcast to ``shape``), uniforms (ndarrays of one element) or scalars (values of
-    the operand's dtype); ``outputs`` are ndarrays of ``shape``."""
+@dataclass(frozen=True)
+class Step:
+    """One kernel launch with everything decided but the pointers and scalar values.
+
+    ``params`` holds, in order, either ctypes objects (sizes, geometry structs: passed as
+    they are) or ints ``k``: the ``k``-th of the call's parameters given to :func:`execute`
+    (operands, then outputs, then the temporary buffer)."""
+
+    function: int            # CUfunction handle
+    grid: tuple
+    block: int
+    params: tuple
+
+
+def execute(steps, params: list, temp_bytes: int = 0, stream=None) -> None:
+    """Launch ``steps`` in order on ``stream`` (default: the current one) with the call's
+    ``params`` (ctypes objects). ``temp_bytes`` > 0 allocates a temporary buffer whose pointer
+    is appended to ``params``; it is freed, stream-ordered, after the launches."""
+    from .runtime import fastcall
+
+    handle = driver.current_stream()[1] if stream is None else int(driver.as_stream(stream).handle)
+    temp = None
+    if temp_bytes:
+        from .runtime import memory
+
+        temp = memory.get_default_memory_pool().malloc(temp_bytes, stream)
+        params = [*params, ctypes.c_void_p(temp.handle)]
+    for st in steps:
+        fastcall.launch(st.function, st.grid, (st.block,), 0, handle,
+                        [params[p] if p.__class__ is int else p for p in st.params])
+    del temp
+
+
+def plan(lk: Launchable, inputs, outputs, shape) -> Step | None:
+    """The launch over ``shape`` (None when it is empty). ``inputs`` are the operands' values
+    as :func:`run` takes them (only arrays' strides and pointers' alignment are read);
+    ``outputs`` the output ndarrays."""
     n = 1
     for s in shape:
         n *= s
     if n == 0:
-        return
+        return None
     k = lk.kernel
-    params = []
-    for o, value in zip(k.operands, inputs):
-        params.append(ctypes.c_void_p(value.data.ptr) if o.kind != "scalar" else scalar_param(value, o.dtype))
-    params += [ctypes.c_void_p(out.data.ptr) for out in outputs]
+    head = tuple(range(len(k.operands) + len(outputs)))
     if k.layout == "contiguous":
         E = lk.vec
         arrays = [v for o, v in zip(k.operands, inputs) if o.kind == "array"] + list(outputs)
-        aligned = n <= _INT32_LIMIT and all(a.data.ptr % (E * a.itemsize) == 0 for a in arrays)
-        if aligned:
-            params.append(ctypes.c_uint32(n))
+        if n <= _INT32_LIMIT and all(a.data.ptr % (E * a.itemsize) == 0 for a in arrays):
             name = f"{k.name}_vec"
-            driver.launch_packed(lk.entries[name], _grid(lk, -(-n // E), name), (BLOCK,), 0, stream, params)
-        else:
-            params.append(ctypes.c_int64(n))
-            name = f"{k.name}_flat"
-            driver.launch_packed(lk.entries[name], _grid(lk, n, name), (BLOCK,), 0, stream, params)
-        return
+            return Step(driver._function_of(lk.entries[name]), _grid(lk, -(-n // E), name), BLOCK,
+                        head + (ctypes.c_uint32(n),))
+        name = f"{k.name}_flat"
+        return Step(driver._function_of(lk.entries[name]), _grid(lk, n, name), BLOCK,
+                    head + (ctypes.c_int64(n),))
     arrays = [v for o, v in zip(k.operands, inputs) if o.kind == "array"] + list(outputs)
     cshape, cstrides = layout.collapse(shape, [a.strides for a in arrays])
     if len(cshape) != k.ndim:
@@ -122,15 +156,31 @@ def run(lk: Launchable, inputs, outputs, shape, stream=None) -> None:
         vstrides = [st[:-1] + (st[-1] * E,) for st in cstrides]
         entry, geometry = _strided_geometry(n // E, vshape, vstrides)
         if entry == "strided32":
-            params.extend(geometry)
-            params.append(ctypes.c_uint32(bcast))
             name = f"{k.name}_rows"
-            driver.launch_packed(lk.entries[name], _grid(lk, n // E, name), (BLOCK,), 0, stream, params)
-            return
+            return Step(driver._function_of(lk.entries[name]), _grid(lk, n // E, name), BLOCK,
+                        head + (*geometry, ctypes.c_uint32(bcast)))
     entry, geometry = _strided_geometry(n, cshape, cstrides)
-    params.extend(geometry)
     name = f"{k.name}_{entry}"
-    driver.launch_packed(lk.entries[name], _grid(lk, n, name), (BLOCK,), 0, stream, params)
+    return Step(driver._function_of(lk.entries[name]), _grid(lk, n, name), BLOCK, head + tuple(geometry))
+
+
+def operand_params(kernel, inputs) -> list:
+    """The leading kernel parameters: a pointer per array or uniform operand, the value in
+    the operand's compute type per scalar."""
+    return [ctypes.c_void_p(v.data.ptr) if o.kind != "scalar" else scalar_param(v, o.dtype)
+            for o, v in zip(kernel.operands, inputs)]
+
+
+def run(lk: Launchable, inputs, outputs, shape, stream=None) -> Step | None:
+    """Launch over ``shape``. ``inputs`` are (kind, value) per operand: arrays (ndarrays
+    already broadcast to ``shape``), uniforms (ndarrays of one element) or scalars (values of
+    the operand's dtype); ``outputs`` are ndarrays of ``shape``. Returns the :class:`Step`
+    launched (None for an empty shape)."""
+    step = plan(lk, inputs, outputs, shape)
+    if step is not None:
+        execute((step,), operand_params(lk.kernel, inputs) + [ctypes.c_void_p(o.data.ptr) for o in outputs],
+                stream=stream)
+    return step
 
 
 def _row_vectors(cshape, cstrides, arrays, n_out: int, E: int):

@@ -148,7 +148,19 @@ def combine_plan(M: int, S: int, block: int = rc.BLOCK) -> Plan:
 
 def _run(key, make, operands, x_shape, axes, result: ndarray, divisor: float, keep_order: bool):
     """Launch a reduction of ``operands`` (('array'|'outer', ndarray broadcast to ``x_shape``)
-    or ('scalar', value)) over ``axes`` into the contiguous ``result``."""
+    or ('scalar', value)) over ``axes`` into the contiguous ``result``. Returns the launches
+    and the temporary bytes (see :func:`steps`)."""
+    lk, launches, temp_bytes = steps(key, make, operands, x_shape, axes, divisor, keep_order)
+    if launches:
+        params = launch.operand_params(lk.kernel, [v for _, v in operands])
+        launch.execute(launches, params + [ctypes.c_void_p(result.data.ptr)], temp_bytes)
+    return launches, temp_bytes
+
+
+def steps(key, make, operands, x_shape, axes, divisor: float, keep_order: bool):
+    """The kernel and the :class:`launch.Step` s of a reduction (None and none when there is
+    no output element), and the bytes of partial states they need. The steps' parameters refer to the
+    operands (0..n-1), the result (n) and the partial-state buffer (n + 1)."""
     nd = len(x_shape)
     kept = [d for d in range(nd) if d not in axes]
     red = list(axes)
@@ -161,7 +173,7 @@ def _run(key, make, operands, x_shape, axes, result: ndarray, divisor: float, ke
     rshape, rstr = _merge([x_shape[d] for d in red], [[s[d] for d in red] for s in strides])
     M, K = math.prod(oshape), math.prod(x_shape[d] for d in red)
     if M == 0:
-        return
+        return None, (), 0
     lk = launch.get(key + (len(oshape), len(rshape)),
                     lambda: make(len(oshape), len(rshape)), rc)
     k = lk.kernel
@@ -183,24 +195,24 @@ def _run(key, make, operands, x_shape, axes, result: ndarray, divisor: float, ke
         entry = f"{k.name}_vec" if vec_ok and lane_fast else f"{k.name}_main"
         p = plan(M, K, abs(rstr[slot][-1]), abs(ostr[slot][-1]), E if vec_ok else 1,
                  lk.sm_count * lk.occupancy[entry])
-    block, S = rc.BLOCK, p.splits
-    params = []
-    for (kind, v), o in zip(operands, k.operands):
-        params.append(launch.scalar_param(v, o.dtype) if kind == "scalar" else ctypes.c_void_p(v.data.ptr))
-    partial = result._empty((S * M * _STATE_BYTES,), np.dtype(np.uint8)) if S > 1 else None
-    params += [ctypes.c_void_p(partial.data.ptr if partial is not None else 0), ctypes.c_void_p(result.data.ptr),
-               ctypes.c_int64(M), ctypes.c_int64(K), ctypes.c_int(p.lanes),
-               ctypes.c_int(int(p.lane_fast)), ctypes.c_int(int(S == 1)), ctypes.c_double(divisor),
-               _geometry_param(oshape, rshape, ostr, rstr)]
+    S = p.splits
+    n_ops = len(operands)
+    result, partial = n_ops, n_ops + 1
     from .runtime import driver
 
-    driver.launch_packed(lk.entries[entry], p.grid, (block,), 0, None, params)
-    if S > 1:
-        c = combine_plan(M, S)
-        driver.launch_packed(lk.entries[f"{k.name}_combine"], c.grid, (block,), 0, None,
-                             [ctypes.c_void_p(partial.data.ptr), ctypes.c_void_p(result.data.ptr),
-                              ctypes.c_int64(M), ctypes.c_int64(S), ctypes.c_int(c.lanes),
-                              ctypes.c_int(int(c.lane_fast)), ctypes.c_double(divisor)])
+    main = launch.Step(
+        driver._function_of(lk.entries[entry]), p.grid, rc.BLOCK,
+        (*range(n_ops), partial if S > 1 else ctypes.c_void_p(0), result, ctypes.c_int64(M),
+         ctypes.c_int64(K), ctypes.c_int(p.lanes), ctypes.c_int(int(p.lane_fast)),
+         ctypes.c_int(int(S == 1)), ctypes.c_double(divisor), _geometry_param(oshape, rshape, ostr, rstr)))
+    if S == 1:
+        return lk, (main,), 0
+    c = combine_plan(M, S)
+    combine = launch.Step(
+        driver._function_of(lk.entries[f"{k.name}_combine"]), c.grid, rc.BLOCK,
+        (partial, result, ctypes.c_int64(M), ctypes.c_int64(S), ctypes.c_int(c.lanes),
+         ctypes.c_int(int(c.lane_fast)), ctypes.c_double(divisor)))
+    return lk, (main, combine), S * M * _STATE_BYTES
 
 
 def _kernel_name(label: str, operands, out: np.dtype, no: int, nr: int) -> str:

@@ -160,7 +160,7 @@ def _prepare_fast(f: ufunc, arrays, scalars, lk, loop, results) -> None:
         return
     name = f"{lk.kernel.name}_vec"
     f._fast[tuple(key)] = (driver._function_of(lk.entries[name]), lk.vec,
-                           lk.sm_count * lk.occupancy[name], results[0].dtype, tuple(conv))
+                           lk.sm_count * lk.occupancy[name] * launch.GRID_WAVES, results[0].dtype, tuple(conv))
 
 
 def _normalize_out(out, nout, name):
@@ -226,7 +226,7 @@ def _call(op: ops.Op, args, outs, dtype, casting):
         else:
             value, _ = scalars[i]
             operands.append(ins[i].type(value))   # NumPy's conversion: OverflowError included
-    lk = _run_elementwise(("ufunc", op.name, loop, in_types),
+    lk, _ = _run_elementwise(("ufunc", op.name, loop, in_types),
                           lambda kinds, lay, nd: elementwise.ufunc_kernel(
                               op.name, [arrays[i].dtype if i in arrays else ins[i] for i in range(op.nin)],
                               kinds, [r.dtype for r in results], lay, nd, loop=loop),
@@ -238,7 +238,8 @@ def _call(op: ops.Op, args, outs, dtype, casting):
 
 
 def _run_elementwise(key, make, operands, is_array, results, shape):
-    """Classify operands, choose the layout class, get the kernel and launch it."""
+    """Classify operands, choose the layout class, get the kernel and launch it. Returns the
+    kernel and the :class:`launch.Step` launched (None for an empty shape)."""
     kinds, values, strides_list = [], [], []
     for v, arr in zip(operands, is_array):
         if not arr:
@@ -257,8 +258,7 @@ def _run_elementwise(key, make, operands, is_array, results, shape):
     lay, nd = layout.layout_class(shape, strides_list)
     full_key = key + (tuple(kinds), tuple(r.dtype for r in results), lay, nd)
     lk = launch.get(full_key, lambda: make(kinds, lay, nd))
-    launch.run(lk, values, results, shape)
-    return lk
+    return lk, launch.run(lk, values, results, shape)
 
 
 def copy_into(dst: ndarray, value) -> None:
