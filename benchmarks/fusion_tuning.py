@@ -122,7 +122,7 @@ def main():
     from gpunb.core import ufuncs
     waves = [int(a) for a in sys.argv[1:]] or [1]
     for g in waves:
-        launch.GRID_WAVES = g if g > 0 else 1 << 20        # 0: one thread per element (vector)
+        launch.GRID_WAVES = g if g > 0 else None        # 0: one thread per element (vector)
         for uf in ufuncs.UFUNCS.values():
             uf._fast.clear()
         for name, (nbytes, fn, cfn) in make_cases().items():

@@ -221,3 +221,20 @@ def test_row_vectors_takes_contiguous_or_broadcast_innermost_dims():
     assert _row_vectors((16, 64), [(256, 4), (256, 0)], [f4, f4], 1, 4) is None
     assert _row_vectors((64,), [(4,), (4,)], [f4, f4], 1, 4) is None
     assert _row_vectors((16, 64), [(256, 4), (256, 4)], [f4, f4], 1, 1) is None
+
+
+def test_elementwise_grid_has_a_block_per_block_of_steps(monkeypatch):
+    # one thread per element (or vector) step up to the hardware's grid limit; with
+    # GRID_WAVES set, no more than the device's resident blocks times the waves
+    from gpunb.core import launch
+
+    lk = launch.Launchable(kernel=None, entries={}, sm_count=132, vec=4, occupancy={"k_vec": 8})
+    assert launch._grid(lk, 0, "k_vec") == (1,)
+    assert launch._grid(lk, 1, "k_vec") == (1,)
+    assert launch._grid(lk, 256, "k_vec") == (1,)
+    assert launch._grid(lk, 257, "k_vec") == (2,)
+    assert launch._grid(lk, 1 << 26, "k_vec") == ((1 << 26) // 256,)
+    assert launch._grid(lk, 1 << 50, "k_vec") == (2**31 - 1,)
+    monkeypatch.setattr(launch, "GRID_WAVES", 2)
+    assert launch._grid(lk, 1 << 26, "k_vec") == (132 * 8 * 2,)
+    assert launch._grid(lk, 1000, "k_vec") == (4,)

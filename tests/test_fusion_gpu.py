@@ -330,3 +330,29 @@ def test_plans_match_numpy_over_random_layouts(data):
         check(got, np.asarray(want), **tol)
         done += 1
     assert f.traces == 1 and len(f._plans) == min(done, 1)
+
+
+def test_grid_stride_loops_when_the_grid_is_capped(monkeypatch):
+    # with a grid of one resident wave each thread loops over many steps: every entry point
+    # (vector, rows, strided, and the scalar tail) must cover all the elements
+    from gpunb.core import launch
+
+    monkeypatch.setattr(launch, "GRID_WAVES", 1)
+
+    @gp.fuse
+    def f(x, m):
+        return x * 2 - m[:, gp.newaxis]
+
+    @gp.fuse
+    def g(x, y):
+        return x + y
+
+    rows, cols = 4099, 1028
+    hx, hm = rand((rows, cols), "float32"), rand(rows, "float32")
+    x, m = gp.asarray(hx), gp.asarray(hm)
+    check(f(x, m), hx * 2 - hm[:, None])                          # rows entry
+    check(f(x[:, 1:], m), hx[:, 1:] * 2 - hm[:, None])            # strided32 entry
+    n = (1 << 22) + 3
+    a, b = rand(n, "float32"), rand(n, "float32")
+    check(g(gp.asarray(a), gp.asarray(b)), a + b)                  # vector entry and its tail
+    check(g(gp.asarray(a)[1:], gp.asarray(b)[1:]), a[1:] + b[1:])  # flat entry (unaligned)

@@ -22,11 +22,13 @@ from .codegen import elementwise as cg
 from .runtime import driver
 
 BLOCK = 256
-# Blocks launched: resident blocks per SM x SMs x GRID_WAVES (or fewer when the work is
-# smaller); grid-stride loops do the rest. Several waves let SMs that finish early take more
-# blocks: on the H100, 1 wave gave 0.86 of the copy ceiling for a broadcast where(), 16 waves
-# 0.92 (benchmarks/NOTES.md).
-GRID_WAVES = 16
+# Elementwise grids: one thread per element (or vector) step, as CuPy and PyTorch launch, up
+# to the hardware's limit; the kernels' grid-stride loops cover anything larger. A grid capped
+# at the device's resident blocks (x GRID_WAVES, when set) loops inside each thread instead,
+# and measured slower on the H100 for every fused benchmark (1 wave: where() over a newaxis
+# broadcast at 0.90 of the copy ceiling, 64 waves 0.97, uncapped 0.98; benchmarks/NOTES.md).
+GRID_WAVES: int | None = None
+MAX_GRID = 2**31 - 1
 _INT32_LIMIT = 2**31 - 1
 
 _CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
@@ -86,8 +88,13 @@ def _blocks_per_sm(kernel) -> int:
         return 2048 // BLOCK
 
 
+def grid_cap(lk: Launchable, entry: str) -> int:
+    """The most blocks an elementwise launch of ``entry`` uses (see :data:`GRID_WAVES`)."""
+    return MAX_GRID if GRID_WAVES is None else lk.sm_count * lk.occupancy[entry] * GRID_WAVES
+
+
 def _grid(lk: Launchable, work: int, entry: str) -> tuple[int]:
-    return (max(1, min((work + BLOCK - 1) // BLOCK, lk.sm_count * lk.occupancy[entry] * GRID_WAVES)),)
+    return (max(1, min((work + BLOCK - 1) // BLOCK, grid_cap(lk, entry))),)
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,7 @@ def _prepare_fast(f: ufunc, arrays, scalars, lk, loop, results) -> None:
         return
     name = f"{lk.kernel.name}_vec"
     f._fast[tuple(key)] = (driver._function_of(lk.entries[name]), lk.vec,
-                           lk.sm_count * lk.occupancy[name] * launch.GRID_WAVES, results[0].dtype, tuple(conv))
+                           launch.grid_cap(lk, name), results[0].dtype, tuple(conv))
 
 
 def _normalize_out(out, nout, name):

@@ -294,8 +294,14 @@ def launch_packed(kernel, grid, block, shared_mem: int, stream, params: list) ->
     fastcall.launch(_function_of(kernel), grid, block, shared_mem, int(as_stream(stream).handle), params)
 
 
-def time_ms(fn, *, repeat: int = 20, warmup: int = 3, stream=None) -> float:
-    """Median milliseconds of ``fn()`` over ``repeat`` runs, timed with CUDA events."""
+def time_ms(fn, *, repeat: int = 20, warmup: int = 3, stream=None, sync_each: bool = False) -> float:
+    """Median milliseconds of ``fn()`` over ``repeat`` runs, timed with CUDA events around
+    each run.
+
+    By default the runs are queued back to back and waited for once (as Triton's
+    ``do_bench``): while the GPU is slower than the host, each time is the GPU's alone, the
+    host's dispatch of the next run overlapping this one. ``sync_each=True`` waits after every
+    run, so each time also holds the host's dispatch: the latency of one isolated call."""
     import statistics
 
     from cuda.core import EventOptions
@@ -304,11 +310,13 @@ def time_ms(fn, *, repeat: int = 20, warmup: int = 3, stream=None) -> float:
     opts = EventOptions(timing_enabled=True)
     for _ in range(warmup):
         fn()
-    times = []
+    pairs = []
     for _ in range(repeat):
         a = s.record(options=opts)
         fn()
         b = s.record(options=opts)
-        b.sync()
-        times.append(b - a)
-    return statistics.median(times)
+        if sync_each:
+            b.sync()
+        pairs.append((a, b))
+    pairs[-1][1].sync()
+    return statistics.median(b - a for a, b in pairs)
