@@ -19,7 +19,7 @@ import numpy as np
 from . import layout
 from .build import compile_cached
 from .codegen import elementwise as cg
-from .runtime import driver
+from .runtime import driver, fastcall
 
 BLOCK = 256
 # Elementwise grids: one thread per element (or vector) step, as CuPy and PyTorch launch, up
@@ -115,8 +115,6 @@ def execute(steps, params: list, temp_bytes: int = 0, stream=None) -> None:
     """Launch ``steps`` in order on ``stream`` (default: the current one) with the call's
     ``params`` (ctypes objects). ``temp_bytes`` > 0 allocates a temporary buffer whose pointer
     is appended to ``params``; it is freed, stream-ordered, after the launches."""
-    from .runtime import fastcall
-
     handle = driver.current_stream()[1] if stream is None else int(driver.as_stream(stream).handle)
     temp = None
     if temp_bytes:
