@@ -15,16 +15,24 @@ import gpunb as gp
 from gpunb.core.runtime import driver, fastcall
 
 
-def per_call_us(fn, calls=5000, rounds=5):
+def per_call_us(fn, calls=5000, rounds=5, sync_every=0):
+    """Best host microseconds per call; ``sync_every`` > 0 waits for the GPU after that many
+    calls (outside the clock), so a full launch queue cannot make the host wait for the GPU."""
     fn()
     driver.synchronize()
     best = float("inf")
     for _ in range(rounds):
-        t = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - t) / calls * 1e6)
-        driver.synchronize()
+        total = 0.0
+        done = 0
+        while done < calls:
+            k = min(sync_every or calls, calls - done)
+            t = time.perf_counter()
+            for _ in range(k):
+                fn()
+            total += time.perf_counter() - t
+            driver.synchronize()
+            done += k
+        best = min(best, total / calls * 1e6)
     return best
 
 
@@ -49,7 +57,8 @@ def main():
     except ImportError:
         pass
     for name, fn in rows.items():
-        print(f"{name:24s} {per_call_us(fn):6.2f} us/call")
+        print(f"{name:24s} {per_call_us(fn):6.2f} us/call, "
+              f"{per_call_us(fn, sync_every=32):6.2f} with a wait every 32 calls")
     # the bare launch of the fused kernel, as the plan makes it
     plan = next(iter(f._plans.values()))
     step = plan.steps[0]
@@ -57,9 +66,50 @@ def main():
     params = [ctypes.c_void_p(a.data.ptr) for a in (x, y, z, out)]
     stream = driver.current_stream()[1]
     launch_args = [params[p] if p.__class__ is int else p for p in step.params]
-    print(f"{'bare cuLaunchKernel':24s} "
-          f"{per_call_us(lambda: fastcall.launch(step.function, step.grid, (step.block,), 0, stream, launch_args)):6.2f}"
-          " us/call")
+    def bare():
+        fastcall.launch(step.function, step.grid, (step.block,), 0, stream, launch_args)
+
+    print(f"{'bare cuLaunchKernel':24s} {per_call_us(bare):6.2f} us/call, "
+          f"{per_call_us(bare, sync_every=32):6.2f} with a wait every 32 calls")
+    print("GPU time of one launch (events, queued):", driver.time_ms(bare, repeat=200) * 1e3, "us")
+    # the same launch on other streams and through cuda.bindings: is the driver call the cost?
+    from cuda.bindings import driver as cu
+
+    print("default stream handle:", stream)
+    lib = fastcall._driver()
+    addrs = (ctypes.c_void_p * len(launch_args))(*[ctypes.addressof(p) for p in launch_args])
+    gx = step.grid[0]
+    variants = {"ctypes, prepared args, stream 0": lambda: lib.cuLaunchKernel(
+                    step.function, gx, 1, 1, 256, 1, 1, 0, 0, addrs, None),
+                "ctypes, prepared args, default": lambda: lib.cuLaunchKernel(
+                    step.function, gx, 1, 1, 256, 1, 1, 0, stream, addrs, None)}
+    ns = cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING)[1]
+    variants["ctypes, prepared args, non-blocking stream"] = lambda: lib.cuLaunchKernel(
+        step.function, gx, 1, 1, 256, 1, 1, 0, int(ns), addrs, None)
+    fn = cu.CUfunction(step.function)
+    variants["cuda.bindings, prepared args, default"] = lambda: cu.cuLaunchKernel(
+        fn, gx, 1, 1, 256, 1, 1, 0, stream, ctypes.addressof(addrs), 0)
+    for name, v in variants.items():
+        print(f"{name:44s} {per_call_us(v):6.2f} us/call")
+    try:
+        import cupy as cp
+
+        k = cp.RawKernel(r'extern "C" __global__ void nop(float* p) {}', "nop")
+        buf = cp.empty(1, cp.float32)
+        print(f"{'cupy RawKernel nop, one argument':44s} "
+              f"{per_call_us(lambda: k((1,), (256,), (buf,))):6.2f} us/call")
+        nop = gp.RawKernel(r'extern "C" __global__ void nop(float* p) {}', "nop")
+        gbuf = gp.empty(1, np.float32)
+        nop((1,), (256,), (gbuf,))
+        print(f"{'gpunb RawKernel nop, one argument':44s} "
+              f"{per_call_us(lambda: nop((1,), (256,), (gbuf,))):6.2f} us/call")
+        function = driver._function_of(nop._kernel()) if hasattr(nop, "_kernel") else None
+        if function is not None:
+            one = [ctypes.c_void_p(gbuf.data.ptr)]
+            print(f"{'ctypes nop, one argument':44s} "
+                  f"{per_call_us(lambda: fastcall.launch(function, (1,), (256,), 0, stream, one)):6.2f} us/call")
+    except ImportError:
+        pass
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(20000):

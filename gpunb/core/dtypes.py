@@ -31,12 +31,17 @@ class UnsupportedDTypeError(TypeError):
 
 
 _SUPPORTED_SET = frozenset(SUPPORTED)
+_checked: dict = {}     # dtype-like (np.float32, 'f4', float) -> its dtype: NumPy's parse is slow
 
 
 def check(dtype) -> np.dtype:
     """``dtype`` as a NumPy dtype, or a TypeError naming it and the supported ones."""
-    if dtype.__class__ is not type and dtype in _SUPPORTED_SET and getattr(dtype, "isnative", False):
-        return dtype        # the dispatch fast path: already a supported native dtype
+    try:
+        if dtype.__class__ is not type and dtype in _SUPPORTED_SET and getattr(dtype, "isnative", False):
+            return dtype        # the dispatch fast path: already a supported native dtype
+        return _checked[dtype]
+    except (KeyError, TypeError):   # TypeError: unhashable, for NumPy to judge below
+        pass
     try:
         dt = np.dtype(dtype)
     except TypeError:
@@ -44,7 +49,12 @@ def check(dtype) -> np.dtype:
     if dt.byteorder == ">" or dt not in SUPPORTED:
         names = ", ".join(d.name for d in SUPPORTED)
         raise UnsupportedDTypeError(f"dtype {dt} is not supported on the GPU; gpunb supports {names}")
-    return np.dtype(dt.name)
+    dt = np.dtype(dt.name)
+    try:
+        _checked[dtype] = dt
+    except TypeError:
+        pass
+    return dt
 
 
 def storage_type(dtype) -> str:
