@@ -45,6 +45,7 @@ _LAZY = {
     "where": "gpunb.core.ufuncs",
     "clip": "gpunb.core.ufuncs",
     "fuse": "gpunb.core.fused",
+    "FusionError": "gpunb.core.fusion",
     "get_default_memory_pool": "gpunb.core.runtime.memory",
     "MemoryPool": "gpunb.core.runtime.memory",
     "RawModule": "gpunb.core.raw",
