@@ -238,3 +238,34 @@ def test_elementwise_grid_has_a_block_per_block_of_steps(monkeypatch):
     monkeypatch.setattr(launch, "GRID_WAVES", 2)
     assert launch._grid(lk, 1 << 26, "k_vec") == (132 * 8 * 2,)
     assert launch._grid(lk, 1000, "k_vec") == (4,)
+
+
+@pytest.mark.parametrize("dt", SUPPORTED, ids=str)
+def test_scalar_params_hold_the_bytes_the_kernel_reads(dt):
+    # by-value scalars: the compute type's bytes (float16 widened to float), set in place
+    # through set_scalar for replayed launches exactly as scalar_param builds them
+    import ctypes
+
+    from gpunb.core import launch
+
+    compute = np.dtype(np.float32) if dt == np.float16 else dt
+    for value in ([True, False] if dt.kind == "b" else [0, 1, 7] if dt.kind == "u" else [-3, 0, 5]
+                  if dt.kind == "i" else [-1.5, 0.0, 3.25, np.inf] if dt.kind == "f" else [1 + 2j, -0.5j]):
+        v = dt.type(value)
+        want = np.asarray(v.astype(compute) if dt != np.float16 else np.float32(v)).tobytes()
+        got = launch.scalar_param(v, dt)
+        assert ctypes.string_at(ctypes.addressof(got), ctypes.sizeof(got)) == want
+        obj = launch.scalar_object(dt)
+        launch.set_scalar(obj, v, dt)
+        assert ctypes.string_at(ctypes.addressof(obj), ctypes.sizeof(obj)) == want
+
+
+def test_prepared_launch_points_at_its_objects():
+    import ctypes
+
+    from gpunb.core.runtime import fastcall
+
+    objs = [ctypes.c_void_p(), ctypes.c_float(), (ctypes.c_int64 * 3)(1, 2, 3)]
+    p = fastcall.Prepared(7, (5,), 256, objs)
+    assert p.grid == (5, 1, 1) and p.block == 256 and p.function == 7
+    assert [p._addrs[i] for i in range(3)] == [ctypes.addressof(o) for o in objs]

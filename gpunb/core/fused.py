@@ -12,13 +12,14 @@ import ctypes
 import functools
 import hashlib
 import math
+import threading
 
 import numpy as np
 
 from . import dtypes, ir, launch, layout
 from .fusion import _DEFAULT, _WEAK, _Proxy, _Trace, _cannot, _is_weak
 from .ndarray import ndarray
-from .runtime import driver
+from .runtime import driver, fastcall, memory
 
 # -- the traced function ---------------------------------------------------------------------
 
@@ -65,33 +66,52 @@ def _signature(args):
 
 class _Plan:
     """A fused call with its launches decided, for one :func:`_signature`: where each kernel
-    operand comes from, the outputs to allocate, the :class:`launch.Step` s and temporary
-    bytes. Running it converts scalars, allocates and launches: nothing is traced, broadcast
-    or chosen again."""
+    operand comes from, the outputs to allocate and the launches, prepared
+    (:class:`fastcall.Prepared`): running it converts scalars, allocates, stores pointers and
+    values into the launches' parameter objects and launches. Nothing is traced, broadcast or
+    chosen again, and no parameter object is built."""
 
-    __slots__ = ("sources", "int_checks", "outputs", "steps", "temp_bytes", "tuple_result")
+    __slots__ = ("int_checks", "outputs", "temp_bytes", "tuple_result", "pointers", "scalars",
+                 "outs", "temp", "prepared", "lock")
 
     def __init__(self, sources, int_checks, outputs, steps, temp_bytes, tuple_result):
-        self.sources = sources          # per kernel operand: (arg index, byte offset, None) or (arg index, 0, dtype)
+        # sources: per kernel operand (arg index, byte offset, None) or (arg index, 0, dtype)
         self.int_checks = int_checks
         self.outputs = outputs          # ((shape, dtype), ...)
-        self.steps = steps
         self.temp_bytes = temp_bytes
         self.tuple_result = tuple_result
+        n_ops, n_out = len(sources), len(outputs)
+        # one object per call parameter (operands, outputs, temporary), shared by the steps
+        objects = [ctypes.c_void_p() if dt is None else launch.scalar_object(dt) for _, _, dt in sources]
+        objects += [ctypes.c_void_p() for _ in range(n_out + (1 if temp_bytes else 0))]
+        self.prepared = tuple(fastcall.Prepared(st.function, st.grid, st.block,
+                                                [objects[p] if p.__class__ is int else p for p in st.params])
+                              for st in steps)
+        self.pointers = tuple((objects[i], arg, off) for i, (arg, off, dt) in enumerate(sources) if dt is None)
+        self.scalars = tuple((objects[i], arg, dt) for i, (arg, _, dt) in enumerate(sources) if dt is not None)
+        self.outs = tuple(objects[n_ops:n_ops + n_out])
+        self.temp = objects[n_ops + n_out] if temp_bytes else None
+        self.lock = threading.Lock()    # the objects are this plan's: one call at a time fills them
 
     def run(self, args):
         for arg, dt in self.int_checks:
             dt.type(args[arg])          # NumPy's OverflowError for an int the loop cannot hold
-        params = []
-        for arg, offset, dt in self.sources:
-            if dt is None:
-                params.append(ctypes.c_void_p(args[arg]._data.ptr + offset))
-            else:
-                params.append(launch.scalar_param(dt.type(args[arg]), dt))
+        values = [dt.type(args[arg]) for _, arg, dt in self.scalars]
         results = [ndarray._empty(shape, dt) for shape, dt in self.outputs]
-        for r in results:
-            params.append(ctypes.c_void_p(r._data.ptr))
-        launch.execute(self.steps, params, self.temp_bytes)
+        temp = memory.get_default_memory_pool().malloc(self.temp_bytes) if self.temp_bytes else None
+        stream = driver.current_stream()[1]
+        with self.lock:
+            for obj, arg, offset in self.pointers:
+                obj.value = args[arg]._data.ptr + offset
+            for (obj, _, dt), v in zip(self.scalars, values):
+                launch.set_scalar(obj, v, dt)
+            for obj, r in zip(self.outs, results):
+                obj.value = r._data.ptr
+            if temp is not None:
+                self.temp.value = temp.handle
+            for p in self.prepared:
+                p.launch(stream)
+        del temp                        # a stream-ordered free, after the launches
         return tuple(results) if self.tuple_result else results[0]
 
 

@@ -39,14 +39,28 @@ _CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16
 
 def scalar_param(value, dtype: np.dtype):
     """A by-value kernel parameter in the dtype's compute type (float16 computes in float)."""
-    name = dtype.name
+    obj = scalar_object(dtype)
+    set_scalar(obj, value, dtype)
+    return obj
+
+
+def scalar_object(dtype: np.dtype):
+    """An empty ctypes object for a by-value scalar of ``dtype`` (see :func:`set_scalar`)."""
     if dtype.kind == "c":
-        part = ctypes.c_float if name == "complex64" else ctypes.c_double
+        return ((ctypes.c_float if dtype.name == "complex64" else ctypes.c_double) * 2)()
+    return _CTYPES[dtype.name]()
+
+
+def set_scalar(obj, value, dtype: np.dtype) -> None:
+    """Store ``value`` in ``obj`` (from :func:`scalar_object`) as the kernel reads a scalar of
+    ``dtype``: complex as (real, imag), float16 rounded to half and widened to float."""
+    if dtype.kind == "c":
         v = complex(value)
-        return (part * 2)(v.real, v.imag)
-    if name == "float16":
-        return ctypes.c_float(float(np.float16(value)))
-    return _CTYPES[name](value.item() if isinstance(value, np.generic) else value)
+        obj[0], obj[1] = v.real, v.imag
+    elif dtype.name == "float16":
+        obj.value = float(np.float16(value))
+    else:
+        obj.value = value.item() if isinstance(value, np.generic) else value
 
 
 @dataclass

@@ -7,6 +7,7 @@ collapsing dimensions), and launches one generated kernel for (op, dtypes, layou
 
 from __future__ import annotations
 
+import threading
 from ctypes import c_uint32 as _c_uint32
 from ctypes import c_void_p as _c_void_p
 
@@ -130,15 +131,20 @@ def _fast_call(f: ufunc, args):
     prepared = f._fast.get(tuple(key))
     if prepared is None:
         return None
-    function, vec, cap, rdt, conv = prepared
+    launch_, objects, vec, cap, rdt, conv, lock = prepared
     result = ndarray._empty(shape, rdt)
-    params = [_c_void_p(a._data.ptr) if c is None else launch.scalar_param(c.type(a), c)
-              for a, c in zip(args, conv)]
-    params.append(_c_void_p(result._data.ptr))
-    params.append(_c_uint32(n))
+    values = [None if c is None else c.type(a) for a, c in zip(args, conv)]   # NumPy's conversion
     blocks = (-(-n // vec) + launch.BLOCK - 1) // launch.BLOCK
-    fastcall.launch1d(function, blocks if blocks < cap else cap, launch.BLOCK,
-                      driver.current_stream()[1], params)
+    stream = driver.current_stream()[1]
+    with lock:
+        for obj, a, v, c in zip(objects, args, values, conv):
+            if c is None:
+                obj.value = a._data.ptr
+            else:
+                launch.set_scalar(obj, v, c)
+        objects[-2].value = result._data.ptr
+        objects[-1].value = n
+        launch_.launch(stream, blocks if blocks < cap else cap)
     return result
 
 
@@ -159,8 +165,11 @@ def _prepare_fast(f: ufunc, arrays, scalars, lk, loop, results) -> None:
     if any(o.kind == "uniform" for o in lk.kernel.operands):
         return
     name = f"{lk.kernel.name}_vec"
-    f._fast[tuple(key)] = (driver._function_of(lk.entries[name]), lk.vec,
-                           launch.grid_cap(lk, name), results[0].dtype, tuple(conv))
+    objects = [_c_void_p() if c is None else launch.scalar_object(c) for c in conv]
+    objects += [_c_void_p(), _c_uint32()]          # the result, the element count
+    f._fast[tuple(key)] = (fastcall.Prepared(driver._function_of(lk.entries[name]), (1,), launch.BLOCK, objects),
+                           objects, lk.vec, launch.grid_cap(lk, name), results[0].dtype, tuple(conv),
+                           threading.Lock())
 
 
 def _normalize_out(out, nout, name):

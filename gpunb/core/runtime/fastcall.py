@@ -58,12 +58,29 @@ def launch(function: int, grid, block, shared_mem: int, stream: int, params) -> 
         raise GPUNBError(f"CUDA error during kernel launch: {error_name(err)}")
 
 
-def launch1d(function: int, blocks: int, threads: int, stream: int, params) -> None:
-    """:func:`launch` for a one-dimensional grid without shared memory (the ufunc path)."""
-    addrs = (_c_void_p * len(params))(*[ctypes.addressof(p) for p in params])
-    err = (_lib or _driver()).cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0, stream, addrs, None)
-    if err:
-        raise GPUNBError(f"CUDA error during kernel launch: {error_name(err)}")
+class Prepared:
+    """A launch whose parameters live in ctypes objects made once, with the array of their
+    addresses that ``cuLaunchKernel`` takes: a repeated launch sets the objects' values and
+    calls the driver, building nothing. ``lock`` must be held from setting the values until
+    :meth:`launch` returns, so the caller serializes its users (a lock per set of objects)."""
+
+    __slots__ = ("function", "grid", "block", "objects", "_addrs")
+
+    def __init__(self, function: int, grid, block: int, objects):
+        self.function = function
+        self.grid = (tuple(grid) + (1, 1))[:3]
+        self.block = block
+        self.objects = tuple(objects)       # kept alive: _addrs points into them
+        self._addrs = (_c_void_p * len(self.objects))(*[ctypes.addressof(o) for o in self.objects])
+
+    def launch(self, stream: int, blocks: int = 0) -> None:
+        """Launch on ``stream`` (a raw handle) with the objects' current values; ``blocks``
+        > 0 replaces the grid's x dimension."""
+        gx, gy, gz = self.grid
+        err = (_lib or _driver()).cuLaunchKernel(self.function, blocks or gx, gy, gz, self.block, 1, 1, 0,
+                                                 stream, self._addrs, None)
+        if err:
+            raise GPUNBError(f"CUDA error during kernel launch: {error_name(err)}")
 
 
 class Block:
