@@ -59,15 +59,13 @@ def main():
     for name, fn in rows.items():
         print(f"{name:24s} {per_call_us(fn):6.2f} us/call, "
               f"{per_call_us(fn, sync_every=32):6.2f} with a wait every 32 calls")
-    # the bare launch of the fused kernel, as the plan makes it
-    plan = next(iter(f._plans.values()))
-    step = plan.steps[0]
-    out = gp.empty(1000, np.float32)
-    params = [ctypes.c_void_p(a.data.ptr) for a in (x, y, z, out)]
+    # the bare launch of the fused kernel, as its plan prepared it (parameters as last set)
+    prepared = next(iter(f._plans.values())).prepared[0]
     stream = driver.current_stream()[1]
-    launch_args = [params[p] if p.__class__ is int else p for p in step.params]
+    launch_args = list(prepared.objects)
+
     def bare():
-        fastcall.launch(step.function, step.grid, (step.block,), 0, stream, launch_args)
+        prepared.launch(stream)
 
     print(f"{'bare cuLaunchKernel':24s} {per_call_us(bare):6.2f} us/call, "
           f"{per_call_us(bare, sync_every=32):6.2f} with a wait every 32 calls")
@@ -78,15 +76,15 @@ def main():
     print("default stream handle:", stream)
     lib = fastcall._driver()
     addrs = (ctypes.c_void_p * len(launch_args))(*[ctypes.addressof(p) for p in launch_args])
-    gx = step.grid[0]
+    gx = prepared.grid[0]
     variants = {"ctypes, prepared args, stream 0": lambda: lib.cuLaunchKernel(
-                    step.function, gx, 1, 1, 256, 1, 1, 0, 0, addrs, None),
+                    prepared.function, gx, 1, 1, 256, 1, 1, 0, 0, addrs, None),
                 "ctypes, prepared args, default": lambda: lib.cuLaunchKernel(
-                    step.function, gx, 1, 1, 256, 1, 1, 0, stream, addrs, None)}
+                    prepared.function, gx, 1, 1, 256, 1, 1, 0, stream, addrs, None)}
     ns = cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING)[1]
     variants["ctypes, prepared args, non-blocking stream"] = lambda: lib.cuLaunchKernel(
-        step.function, gx, 1, 1, 256, 1, 1, 0, int(ns), addrs, None)
-    fn = cu.CUfunction(step.function)
+        prepared.function, gx, 1, 1, 256, 1, 1, 0, int(ns), addrs, None)
+    fn = cu.CUfunction(prepared.function)
     variants["cuda.bindings, prepared args, default"] = lambda: cu.cuLaunchKernel(
         fn, gx, 1, 1, 256, 1, 1, 0, stream, ctypes.addressof(addrs), 0)
     for name, v in variants.items():
