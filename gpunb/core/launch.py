@@ -19,7 +19,7 @@ import numpy as np
 from . import layout
 from .build import compile_cached
 from .codegen import elementwise as cg
-from .runtime import driver, fastcall
+from .runtime import driver, fastcall, memory
 
 BLOCK = 256
 # Elementwise grids: one thread per element (or vector) step, as CuPy and PyTorch launch, up
@@ -132,8 +132,6 @@ def execute(steps, params: list, temp_bytes: int = 0, stream=None) -> None:
     handle = driver.current_stream()[1] if stream is None else int(driver.as_stream(stream).handle)
     temp = None
     if temp_bytes:
-        from .runtime import memory
-
         temp = memory.get_default_memory_pool().malloc(temp_bytes, stream)
         params = [*params, ctypes.c_void_p(temp.handle)]
     for st in steps:

@@ -306,6 +306,8 @@ def time_ms(fn, *, repeat: int = 20, warmup: int = 3, stream=None, sync_each: bo
 
     from cuda.core import EventOptions
 
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, not {repeat}")
     s = as_stream(stream)
     opts = EventOptions(timing_enabled=True)
     for _ in range(warmup):

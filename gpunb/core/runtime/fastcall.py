@@ -61,7 +61,7 @@ def launch(function: int, grid, block, shared_mem: int, stream: int, params) -> 
 class Prepared:
     """A launch whose parameters live in ctypes objects made once, with the array of their
     addresses that ``cuLaunchKernel`` takes: a repeated launch sets the objects' values and
-    calls the driver, building nothing. ``lock`` must be held from setting the values until
+    calls the driver, building nothing. The values must not change from being set until
     :meth:`launch` returns, so the caller serializes its users (a lock per set of objects)."""
 
     __slots__ = ("function", "grid", "block", "objects", "_addrs")
