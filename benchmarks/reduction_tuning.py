@@ -6,7 +6,7 @@ import numpy as np
 
 import gpunb as gp
 from gpunb.core import launch
-from gpunb.core.codegen import reduction as rc
+from gpunb.core.kernels.reduction import codegen as rc
 from gpunb.core.runtime import driver, memory
 
 m = 16384

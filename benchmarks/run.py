@@ -362,7 +362,7 @@ def bench_import(ctx: Context) -> list[dict]:
 
 _COLD_GPUNB = r"""
 import numpy, gpunb
-import gpunb.core.raw, gpunb.core.build, gpunb.core.cache
+import gpunb.core.kernels.raw.module, gpunb.core.build.cached, gpunb.core.build.cache
 from gpunb.core.runtime import driver, store
 arch, gpu = ARGS["arch"], ARGS["gpu"]
 if gpu:
@@ -510,7 +510,7 @@ def bench_cold(ctx: Context) -> list[dict]:
 # -- 3. cache hits ------------------------------------------------------------------------------
 
 _POPULATE_GPUNB = r"""
-from gpunb.core.build import compile_cached
+from gpunb.core.build.cached import compile_cached
 keys = [compile_cached(s, arch=ARGS["arch"]).key for s in ARGS["sources"]]
 emit({"keys": keys})
 """
@@ -532,8 +532,8 @@ emit({"nvrtc_calls": len(timers["nvrtc"]), "instrumented": instrumented, "files"
 
 _HIT_GPUNB = r"""
 import numpy, gpunb
-from gpunb.core.build import compile_cached
-from gpunb.core.cache import KernelCache
+from gpunb.core.build.cached import compile_cached
+from gpunb.core.build.cache import KernelCache
 from gpunb.core.runtime import driver
 arch, gpu, src, name = ARGS["arch"], ARGS["gpu"], ARGS["sources"][0], ARGS["name"]
 directory = ARGS["cache_dir"]
@@ -605,7 +605,7 @@ emit(out)
 
 _HIT_E2E_GPUNB = r"""
 import numpy, gpunb
-import gpunb.core.raw
+import gpunb.core.kernels.raw.module
 from gpunb.core.runtime import driver
 arch, gpu, name = ARGS["arch"], ARGS["gpu"], ARGS["name"]
 if gpu:

@@ -38,7 +38,7 @@ def _cmd_info(args) -> int:
 
 def _cmd_cache(args) -> int:
     from . import report
-    from .core.cache import kernel_cache
+    from .core.build.cache import kernel_cache
 
     cache = kernel_cache()
     if args.cache_cmd == "status":
@@ -62,7 +62,8 @@ def _cmd_cache(args) -> int:
 
 def _cmd_warm(args, cache) -> int:
     from .core import events
-    from .core.warm import ModuleSpec, warm
+    from .core.build.warm import ModuleSpec
+    from .core.kernels.standard import warm
 
     modules = [ModuleSpec.from_file(p, args.opt) for p in args.files]
     with events.subscribed(_progress_printer()):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from .core.standard import DEMO_SOURCE
+from .core.kernels.standard import DEMO_SOURCE
 
 DEFAULT_ARCH = "sm_90"
 
@@ -20,9 +20,9 @@ def laplace_reference(x):
 
 def run(arch: str | None = None, out=print) -> int:
     from . import report
-    from .core.cache import kernel_cache
+    from .core.build.cache import kernel_cache
     from .core.errors import GPUUnavailableError
-    from .core.raw import RawModule
+    from .core.kernels.raw.module import RawModule
     from .core.runtime import driver
 
     out(f"gpunb demo -- kernel cache at {kernel_cache().directory}")
@@ -49,9 +49,9 @@ def _gpu_demo(info, arch, out) -> int:
     import numpy as np
 
     from . import report
-    from .core.cache import kernel_cache
-    from .core.creation import asarray, empty
-    from .core.raw import RawModule
+    from .core.build.cache import kernel_cache
+    from ._creation.from_data import asarray, empty
+    from .core.kernels.raw.module import RawModule
     from .core.runtime import driver
 
     out(f"GPU: {info.name} ({info.arch}, {info.multiprocessor_count} SMs, "

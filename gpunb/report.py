@@ -81,8 +81,8 @@ def kernel_resource_rows(record: dict) -> list[tuple[str, ...]]:
     """(kernel, registers, shared, local, parameter bytes) per kernel of an entry's metadata.
 
     ``kernel_info`` maps each symbol to ``[param_sizes, param_offsets, registers,
-    shared_bytes, local_bytes]`` (see :func:`gpunb.core.build.describe_kernels`)."""
-    from .core.signature import demangled_base
+    shared_bytes, local_bytes]`` (see :func:`gpunb.core.build.cached.describe_kernels`)."""
+    from .core.build.signature import demangled_base
 
     rows = []
     for symbol, info in sorted(record.get("kernel_info", {}).items()):
@@ -149,7 +149,7 @@ def system_info() -> dict:
     import numpy
 
     from . import __version__
-    from .core.cache import kernel_cache
+    from .core.build.cache import kernel_cache
     from .core.errors import GPUNBError, GPUUnavailableError
 
     def dist(name):

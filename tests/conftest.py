@@ -50,7 +50,7 @@ def no_gpu():
 def cache_dir(tmp_path, monkeypatch):
     """A fresh kernel cache directory, used by this process's default cache and by child
     processes (through GPUNB_CACHE_DIR)."""
-    from gpunb.core import cache
+    from gpunb.core.build import cache
 
     d = tmp_path / "kernels"
     monkeypatch.setenv("GPUNB_CACHE_DIR", str(d))
@@ -64,7 +64,7 @@ def _isolated_default_cache(tmp_path_factory, monkeypatch):
     # No test writes into the user's real cache directory.
     if "GPUNB_CACHE_DIR" not in os.environ:
         monkeypatch.setenv("GPUNB_CACHE_DIR", str(tmp_path_factory.mktemp("default-cache")))
-    from gpunb.core import cache
+    from gpunb.core.build import cache
 
     old = cache.set_kernel_cache(None)
     yield

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import gpunb as gp
 from gpunb.core.dtypes import SUPPORTED
-from gpunb.core.ops import OPS
+from gpunb.core.kernels.elementwise.ops import OPS
 
 pytestmark = pytest.mark.gpu
 
@@ -86,7 +86,7 @@ def test_views_match_numpy(index):
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_ufunc_every_dtype_matches_numpy(name):
     op = OPS[name]
-    f, ref = getattr(gp, name), op.ufunc
+    f, ref = getattr(gp, name), op.reference
     tried = 0
     for dt in SUPPORTED:
         try:

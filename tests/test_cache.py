@@ -27,10 +27,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gpunb
-from gpunb.core import cache as cache_mod
-from gpunb.core.build import cache_key, compile_cached, key_record
-from gpunb.core.cache import CorruptEntry, KernelCache, pack_entry, unpack_entry
-from gpunb.core.compiler import compile_program, nvrtc_options
+from gpunb.core.build import cache as cache_mod
+from gpunb.core.build.cached import cache_key, compile_cached, key_record
+from gpunb.core.build.cache import CorruptEntry, KernelCache, pack_entry, unpack_entry
+from gpunb.core.build.compiler import compile_program, nvrtc_options
 
 ARCH = "sm_90"
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,8 +138,8 @@ def test_round_trip_across_processes_never_loads_nvrtc(cache_dir):
     src = kernel("xproc_scale")
     code = f"""
         import hashlib, json
-        from gpunb.core.build import compile_cached
-        from gpunb.core.cache import kernel_cache
+        from gpunb.core.build.cached import compile_cached
+        from gpunb.core.build.cache import kernel_cache
         def nvrtc_loaded():
             with open("/proc/self/maps") as f:
                 return "libnvrtc" in f.read()
@@ -205,8 +205,8 @@ _CONCURRENT_KERNELS = [kernel(f"conc_{i}", f"x[threadIdx.x] = x[threadIdx.x] * {
 _CONCURRENT_CHILD = """
 import hashlib, json, os, sys, time
 from pathlib import Path
-from gpunb.core.build import compile_cached
-from gpunb.core.cache import kernel_cache
+from gpunb.core.build.cached import compile_cached
+from gpunb.core.build.cache import kernel_cache
 from gpunb.core.runtime import nvrtc
 
 sources = json.loads(sys.argv[1])
@@ -273,8 +273,8 @@ def test_concurrent_processes_share_one_cache(cache_dir, tmp_path):
 
     code = f"""
         import hashlib, json
-        from gpunb.core.build import compile_cached
-        from gpunb.core.cache import kernel_cache
+        from gpunb.core.build.cached import compile_cached
+        from gpunb.core.build.cache import kernel_cache
         out = {{}}
         for src in {_CONCURRENT_KERNELS!r}:
             e = compile_cached(src, arch="sm_90")
@@ -362,8 +362,8 @@ if writable:
     print(json.dumps(dict(writable=True)))
     raise SystemExit(0)
 import gpunb
-from gpunb.core.build import compile_cached
-from gpunb.core.cache import kernel_cache
+from gpunb.core.build.cached import compile_cached
+from gpunb.core.build.cache import kernel_cache
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     entries = [compile_cached('extern "C" __global__ void ro_%d(float* x) { x[0] = %d.0f; }' % (i, i),
@@ -385,7 +385,7 @@ print(json.dumps(dict(
 
 def _can_run_python_as(uid: int, gid: int, cwd: str) -> bool:
     try:
-        r = subprocess.run([sys.executable, "-c", "import gpunb.core.build"], env=child_env(),
+        r = subprocess.run([sys.executable, "-c", "import gpunb.core.build.cached"], env=child_env(),
                            cwd=cwd, user=uid, group=gid, extra_groups=[], capture_output=True,
                            timeout=60)
     except OSError:
@@ -447,8 +447,8 @@ _FULL_DISK_CHILD = """
 import json, os, resource, signal, warnings
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 import gpunb
-from gpunb.core.build import compile_cached
-from gpunb.core.cache import kernel_cache
+from gpunb.core.build.cached import compile_cached
+from gpunb.core.build.cache import kernel_cache
 from gpunb.core.runtime import nvrtc
 nvrtc.version()
 cache = kernel_cache()
@@ -584,8 +584,8 @@ def test_key_is_the_same_from_any_working_directory(tmp_path):
     src = kernel("cwd_key")
     code = f"""
         import json
-        from gpunb.core.build import cache_key
-        from gpunb.core.compiler import nvrtc_options
+        from gpunb.core.build.cached import cache_key
+        from gpunb.core.build.compiler import nvrtc_options
         final, arch = nvrtc_options(["-DN=4", "--use_fast_math"], "sm_90")
         print(json.dumps(dict(key=cache_key({src!r}, final, arch))))
     """

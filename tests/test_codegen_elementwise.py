@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 import gpunb
-from gpunb.core import ir
-from gpunb.core.codegen import elementwise as cg
+from gpunb.core.kernels import ir
+from gpunb.core.kernels.elementwise import codegen as cg
 from gpunb.core.dtypes import SUPPORTED, literal
-from gpunb.core.elementwise import ufunc_kernel
-from gpunb.core.ops import OPS
+from gpunb.core.kernels.elementwise.ir import ufunc_kernel
+from gpunb.core.kernels.elementwise.ops import OPS
 
 ARCH = "sm_90"
 
@@ -17,8 +17,8 @@ ARCH = "sm_90"
 def _module(kernels):
     """One source holding many kernels: the prelude once, then each kernel's body."""
     kernels = list({k.name: k for k in kernels}.values())   # e.g. x + 1 and x + 1.0 share one
-    head = cg.prelude() + cg._VEC_TYPE + "\n"
-    bodies = [cg.render(k)[len(cg.prelude()):].replace(cg._VEC_TYPE, "") for k in kernels]
+    head = cg.prelude() + cg.VEC_TYPE + "\n"
+    bodies = [cg.render(k)[len(cg.prelude()):].replace(cg.VEC_TYPE, "") for k in kernels]
     return head + "\n".join(bodies)
 
 
@@ -60,11 +60,11 @@ def test_every_op_and_dtype_compiles(name):
     assert kernels, f"no dtype of {name} produced a kernel"
     # NumPy's complex loops are among them ('FF->F', 'DD->D', ...)
     for c in ("F", "D"):
-        if any(t.startswith(c * op.nin) for t in op.ufunc.types):
+        if any(t.startswith(c * op.nin) for t in op.types):
             assert any(k.outputs[0][0] == np.dtype(c) or np.dtype(c) in [o.dtype for o in k.operands]
                        for k in kernels), f"{name}: no {np.dtype(c)} kernel"
     cubin = gpunb.compile(_module(kernels), (), ARCH)
-    from gpunb.core.cubin import read_kernels
+    from gpunb.core.build.cubin import read_kernels
 
     names = set(read_kernels(cubin))
     for k in kernels:
@@ -76,7 +76,7 @@ def test_strided_kernel_compiles_for_every_ndim():
     kernels = [ufunc_kernel("add", (f32, np.dtype("float16")), ("array", "array"),
                             layout="strided", ndim=nd) for nd in range(1, 7)]
     cubin = gpunb.compile(_module(kernels), (), ARCH)
-    from gpunb.core.cubin import read_kernels
+    from gpunb.core.build.cubin import read_kernels
 
     infos = read_kernels(cubin)
     for nd, k in zip(range(1, 7), kernels):
@@ -186,7 +186,7 @@ def test_fast_divisor_rejects_what_it_cannot_divide():
 
 
 def test_strided_geometry_picks_32_bit_entry_only_when_offsets_fit():
-    from gpunb.core.launch import _strided_geometry
+    from gpunb.core.kernels.elementwise.plan import _strided_geometry
 
     entry, (n, geo) = _strided_geometry(16384 * 16384, (16384, 16384), [(65536, 4), (4, 0), (65536, 4)])
     assert entry == "strided32" and n.value == 2**28
@@ -203,7 +203,7 @@ def test_strided_geometry_picks_32_bit_entry_only_when_offsets_fit():
 
 
 def test_row_vectors_takes_contiguous_or_broadcast_innermost_dims():
-    from gpunb.core.launch import _row_vectors
+    from gpunb.core.kernels.elementwise.plan import _row_vectors
 
     class A:                       # what _row_vectors reads of an array
         def __init__(self, itemsize, ptr=0):
@@ -226,9 +226,11 @@ def test_row_vectors_takes_contiguous_or_broadcast_innermost_dims():
 def test_elementwise_grid_has_a_block_per_block_of_steps(monkeypatch):
     # one thread per element (or vector) step up to the hardware's grid limit; with
     # GRID_WAVES set, no more than the device's resident blocks times the waves
-    from gpunb.core import launch
+    from gpunb.core.kernels import loader
+    from gpunb.core.kernels.elementwise import plan as launch
 
-    lk = launch.Launchable(kernel=None, entries={}, sm_count=132, vec=4, occupancy={"k_vec": 8})
+    lk = loader.Loaded(kernel=None, entries={}, functions={}, sm_count=132, vec=4,
+                       occupancy={"k_vec": 8})
     assert launch._grid(lk, 0, "k_vec") == (1,)
     assert launch._grid(lk, 1, "k_vec") == (1,)
     assert launch._grid(lk, 256, "k_vec") == (1,)
@@ -246,7 +248,7 @@ def test_scalar_params_hold_the_bytes_the_kernel_reads(dt):
     # through set_scalar for replayed launches exactly as scalar_param builds them
     import ctypes
 
-    from gpunb.core import launch
+    from gpunb.core.kernels import execute as launch
 
     compute = np.dtype(np.float32) if dt == np.float16 else dt
     for value in ([True, False] if dt.kind == "b" else [0, 1, 7] if dt.kind == "u" else [-3, 0, 5]

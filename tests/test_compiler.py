@@ -8,9 +8,9 @@ import pytest
 import gpunb
 from tests.conftest import libcuda_loadable
 from gpunb import CompileError, GPUNBError, GPUUnavailableError
-from gpunb.core.compiler import (compile_program, normalize_arch, nvrtc_options,
-                                 parse_log_locations)
-from gpunb.core.cubin import read_kernels
+from gpunb.core.build.compiler import compile_program, normalize_arch, nvrtc_options
+from gpunb.core.errors import parse_log_locations
+from gpunb.core.build.cubin import read_kernels
 
 ARCH = "sm_90"
 SIMPLE = 'extern "C" __global__ void k(float* x) { x[0] = 1.0f; }\n'

@@ -25,7 +25,7 @@ import zlib
 import numpy as np
 import pytest
 
-from gpunb.core.codegen import prelude
+from gpunb.core.kernels.prelude import prelude
 
 # NumPy's name -> the prelude's function
 FUNCS = {
@@ -343,7 +343,7 @@ def test_power(backend, dt):
 
 def test_every_complex_loop_renders_its_prelude_function():
     """CPU-only: each complex loop of these ufuncs calls the intended gpunb:: function."""
-    from gpunb.core.ops import OPS
+    from gpunb.core.kernels.elementwise.ops import OPS
 
     for name, fn in {**FUNCS, **BINARY}.items():
         op = OPS[name]
@@ -356,7 +356,7 @@ def test_every_complex_loop_renders_its_prelude_function():
 
 def test_every_numpy_complex_loop_has_a_rendering():
     """CPU-only: no op that NumPy gives a complex loop raises for it any more."""
-    from gpunb.core.ops import OPS
+    from gpunb.core.kernels.elementwise.ops import OPS
 
     for name, op in OPS.items():
         for dt in CTYPES:

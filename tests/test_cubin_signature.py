@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpunb.core.compiler import compile_program
-from gpunb.core.cubin import CubinFormatError, KernelInfo, read_kernels
-from gpunb.core.signature import Param, demangled_base, kernel_declarations, signature
+from gpunb.core.build.compiler import compile_program
+from gpunb.core.build.cubin import CubinFormatError, KernelInfo, read_kernels
+from gpunb.core.build.signature import Param, demangled_base, kernel_declarations, signature
 
 ARCH = "sm_90"
 

@@ -18,8 +18,8 @@ import gpunb
 from tests.conftest import libcuda_loadable
 from gpunb import CompileError, GPUUnavailableError
 from gpunb.core import events
-from gpunb.core.build import compile_cached
-from gpunb.core.cache import kernel_cache, set_kernel_cache
+from gpunb.core.build.cached import compile_cached
+from gpunb.core.build.cache import kernel_cache, set_kernel_cache
 from gpunb.core.config import DEFAULT_MAX_BYTES, Config
 
 ARCH = "sm_90"
@@ -280,8 +280,8 @@ print(json.dumps({"first": first, "second": second, "numpy": "numpy" in sys.modu
 def test_warm_cache_hit_in_fresh_process_does_not_load_nvrtc(tmp_path):
     cache = tmp_path / "cache"
     body = PROBE + r"""
-from gpunb.core.build import compile_cached
-from gpunb.core.cache import kernel_cache
+from gpunb.core.build.cached import compile_cached
+from gpunb.core.build.cache import kernel_cache
 compile_cached('extern "C" __global__ void warmed(float* x) { x[0] = 2; }', (), "sm_90")
 print(json.dumps(dict(probe(), **kernel_cache().stats())))
 """
@@ -409,7 +409,7 @@ def test_cli_cache_list_json(demo_cache):
 
 def test_cli_cache_warm_named_arch(tmp_path):
     cache = tmp_path / "kernels"
-    from gpunb.core.warm import standard_modules
+    from gpunb.core.kernels.standard import standard_modules
 
     n = len(standard_modules())          # the demo and the standard array kernels
     assert n > 100
@@ -427,7 +427,7 @@ def test_cli_cache_warm_named_arch(tmp_path):
 
 
 def test_cli_cache_warm_json(tmp_path):
-    from gpunb.core.warm import standard_modules
+    from gpunb.core.kernels.standard import standard_modules
 
     r = cli("cache", "warm", "--arch", "sm_90", "--json", cache=tmp_path / "kernels")
     assert r.returncode == 0, r.stderr

@@ -1,5 +1,5 @@
 """``%%cuda`` and the ``gpunb`` IPython extension in an InteractiveShell, against a temporary
-kernel cache; :mod:`gpunb.core.inspection` (PTX, SASS, resources). GPU tests launch ``%%cuda``
+kernel cache; :mod:`gpunb.core.build.inspection` (PTX, SASS, resources). GPU tests launch ``%%cuda``
 kernels and compare with NumPy."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from IPython.utils.capture import capture_output
 
 import gpunb
 from gpunb import CompileError, GPUUnavailableError, RawKernel
-from gpunb.core import inspection
-from gpunb.core.cache import KernelCache, kernel_cache, set_kernel_cache
+from gpunb.core.build import inspection
+from gpunb.core.build.cache import KernelCache, kernel_cache, set_kernel_cache
 from gpunb.magics import cuda as cuda_magics
 from gpunb.magics import load_ipython_extension, registered, unload_ipython_extension
 from gpunb.magics.cuda import CellModule, CudaMagics, python_name

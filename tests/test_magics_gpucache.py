@@ -13,10 +13,10 @@ from IPython.lib.pretty import pretty
 
 from gpunb import report
 from gpunb.core import events
-from gpunb.core import warm as warm_module
-from gpunb.core.build import compile_cached
-from gpunb.core.cache import KernelCache, kernel_cache, set_kernel_cache
-from gpunb.core.warm import ModuleSpec
+from gpunb.core.kernels import standard as warm_module
+from gpunb.core.build.cached import compile_cached
+from gpunb.core.build.cache import KernelCache, kernel_cache, set_kernel_cache
+from gpunb.core.build.warm import ModuleSpec
 from gpunb.magics.gpucache import GpuCacheMagics
 from gpunb.magics.session import SessionRecorder
 

@@ -7,8 +7,8 @@ import pytest
 
 import gpunb
 from gpunb import GPUUnavailableError, KernelArgumentError
-from gpunb.core.cache import kernel_cache
-from gpunb.core.cubin import KernelInfo
+from gpunb.core.build.cache import kernel_cache
+from gpunb.core.build.cubin import KernelInfo
 
 ARCH = "sm_90"
 
@@ -419,7 +419,7 @@ def test_raw_module_from_cubin_file(tmp_path, cache_dir):
 
 
 def test_raw_module_from_garbage_file(tmp_path):
-    from gpunb.core.cubin import CubinFormatError
+    from gpunb.core.build.cubin import CubinFormatError
 
     path = tmp_path / "junk.cubin"
     path.write_bytes(b"definitely not a cubin")

@@ -9,11 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gpunb as gp
-from gpunb.core import reduction as red
-from gpunb.core.codegen import prelude
-from gpunb.core.codegen import reduction as rc
-from gpunb.core.codegen.elementwise import _VEC_TYPE
-from gpunb.core.compiler import compile
+from gpunb.core import layout
+from gpunb.core.kernels.reduction import ir as rir
+from gpunb.core.kernels.reduction import plan as rplan
+from gpunb.core.kernels.prelude import prelude
+from gpunb.core.kernels.reduction import codegen as rc
+from gpunb.core.kernels.elementwise.codegen import VEC_TYPE as _VEC_TYPE
+from gpunb.core.build.compiler import compile
 from gpunb.core.dtypes import SUPPORTED
 from gpunb.core.ndarray import MemoryPointer, ndarray
 
@@ -27,8 +29,8 @@ FUNCS = ["sum", "prod", "max", "min", "argmax", "argmin", "mean", "var", "std", 
 def test_every_reduction_compiles(dtype):
     """Every function's kernel for this dtype, in one module: with one reduced dim (the _vec
     entry included) and with three (index arithmetic), compiled for a real arch."""
-    kernels = [red.kernel_for(f, dtype, None, 2, 1) for f in FUNCS]
-    kernels += [red.kernel_for(f, dtype, None, 1, 3) for f in ("sum", "argmin", "var")]
+    kernels = [rir.kernel_for(f, dtype, None, 2, 1) for f in FUNCS]
+    kernels += [rir.kernel_for(f, dtype, None, 1, 3) for f in ("sum", "argmin", "var")]
     src = "\n".join([prelude(), _VEC_TYPE] + [rc.body(k) for k in kernels])
     cubin = compile(src, (), ARCH)
     assert cubin[:4] == b"\x7fELF"
@@ -44,23 +46,23 @@ def test_result_dtype_is_numpys(func, dtype):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = np.asarray(getattr(np, func)(x)).dtype
-    k = red.kernel_for(func, dtype)
+    k = rir.kernel_for(func, dtype)
     assert k.out == expected
     if func in ("sum", "prod") and np.dtype(dtype).kind in "biu":
         assert k.out.itemsize == 8          # int32 sums give int64, as NumPy
 
 
 def test_kernel_for_uses_numpys_identity_and_nan_rules():
-    src = rc.render(red.kernel_for("nanmax", "float32"))
+    src = rc.render(rir.kernel_for("nanmax", "float32"))
     assert "gpunb::fmax_" in src and "0x7fc00000" in src       # NaN identity: all-NaN stays NaN
-    src = rc.render(red.kernel_for("max", "float64"))
+    src = rc.render(rir.kernel_for("max", "float64"))
     assert "gpunb::maximum_" in src and "(-__longlong_as_double(0x7ff0000000000000LL))" in src
-    src = rc.render(red.kernel_for("max", "int8"))
+    src = rc.render(rir.kernel_for("max", "int8"))
     assert "(-127 - 1)" in src
-    src = rc.render(red.kernel_for("argmax", "float16"))
+    src = rc.render(rir.kernel_for("argmax", "float16"))
     assert "isnan_(a.v)" in src and "a.i <= b.i" in src        # first NaN, first index
-    assert "isnan" in rc.render(red.kernel_for("nansum", "complex64"))
-    assert "sqrt(" in rc.render(red.kernel_for("std", "float32"))
+    assert "isnan" in rc.render(rir.kernel_for("nansum", "complex64"))
+    assert "sqrt(" in rc.render(rir.kernel_for("std", "float32"))
 
 
 @settings(max_examples=300, deadline=None)
@@ -68,7 +70,7 @@ def test_kernel_for_uses_numpys_identity_and_nan_rules():
        os_=st.sampled_from([0, 1, 4, 8, 16, 4096, 65536]), vec=st.sampled_from([1, 2, 4, 8, 16]),
        resident=st.integers(1, 4096))
 def test_plan_covers_every_element_once(M, K, rs, os_, vec, resident):
-    p = red.plan(M, K, rs, os_, vec, resident)
+    p = rplan.plan(M, K, rs, os_, vec, resident)
     block = rc.BLOCK
     assert p.lanes & (p.lanes - 1) == 0 and 1 <= p.lanes <= block
     assert block % p.lanes == 0
@@ -81,22 +83,33 @@ def test_plan_covers_every_element_once(M, K, rs, os_, vec, resident):
 
 
 def test_plan_picks_the_coalesced_layout():
-    full = red.plan(1, 1 << 28, 4, 0, 4, 1056)
+    full = rplan.plan(1, 1 << 28, 4, 0, 4, 1056)
     assert full.lane_fast and full.lanes == 256 and full.splits > 100       # split to fill the GPU
-    rows = red.plan(16384, 16384, 4, 65536, 4, 1056)
+    rows = rplan.plan(16384, 16384, 4, 65536, 4, 1056)
     assert rows.lane_fast and rows.splits == 1
-    cols = red.plan(16384, 16384, 65536, 4, 1, 1056)
+    cols = rplan.plan(16384, 16384, 65536, 4, 1, 1056)
     assert not cols.lane_fast and cols.lanes * 32 == rc.BLOCK and cols.splits > 1
 
 
-def test_merge_collapses_like_numpy():
+def test_geometry_collapses_like_numpy():
     x = np.zeros((4, 5, 6), np.float32)
-    shape, strides = red._merge(list(x.shape), [list(x.strides)])
-    assert shape == [120] and strides == [[4]]
+    g = rplan.geometry(x.shape, (0, 1, 2), ["array"], [x.strides], False)
+    assert (g.oshape, g.rshape, g.rstr, g.M, g.K) == ((1,), (120,), [(4,)], 1, 120)
     t = x.transpose(2, 0, 1)
-    shape, strides = red._merge(list(t.shape), [list(t.strides)])
-    assert shape == [6, 20] and strides == [[4, 24]]
-    assert red._merge([1, 1], [[8, 8]]) == ([1], [[0]])
+    g = rplan.geometry(t.shape, (0, 1, 2), ["array"], [t.strides], True)   # C order kept
+    assert g.rshape == (6, 20) and g.rstr == [(4, 24)]
+    g = rplan.geometry(t.shape, (0, 1, 2), ["array"], [t.strides], False)  # largest stride first
+    assert g.rshape == (120,) and g.rstr == [(4,)]
+    assert layout.collapse([1, 1], [[8, 8]]) == ((1,), [(0,)])
+
+
+def test_geometry_finds_the_array_after_a_scalar():
+    """The reduced 'array' operand is found among the strided operands, whatever comes
+    before it: a scalar first used to index the strides of the wrong operand."""
+    x = np.zeros((8, 16), np.float32)
+    m = np.broadcast_to(np.zeros((8, 1), np.float32), x.shape)
+    g = rplan.geometry(x.shape, (1,), ["scalar", "outer", "array"], [m.strides, x.strides], False)
+    assert g.slot == 1 and g.ostr[1] == (64,) and g.rstr[1] == (4,) and (g.M, g.K) == (8, 16)
 
 
 def fake(shape, dtype):
@@ -110,7 +123,7 @@ def test_errors_before_the_gpu_is_touched():
     a = fake((3, 4), np.float32)
     with pytest.raises(np.exceptions.AxisError):
         gp.sum(a, axis=2)
-    with pytest.raises(ValueError, match="repeated axis"):
+    with pytest.raises(ValueError, match="duplicate value in 'axis'"):    # NumPy's words
         gp.mean(a, axis=(1, -1))
     with pytest.raises(TypeError):
         gp.argmax(a, axis=(0, 1))

@@ -427,8 +427,7 @@ def test_null_stream_touches_nothing():
 
 def test_current_stream_handle(monkeypatch):
     monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
-    monkeypatch.delitem(driver._state, ("default_stream", driver._state.get("device_id")),
-                        raising=False)
+    monkeypatch.setattr(driver, "active", None)       # gpunb has used no device yet
     assert current_stream_handle() == 1
     monkeypatch.setenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "1")
     assert current_stream_handle() == 2
@@ -476,8 +475,7 @@ def test_use_and_stream_identity():
 
 
 def test_order_stream_without_work_is_a_no_op(monkeypatch):
-    monkeypatch.delitem(driver._state, ("default_stream", driver._state.get("device_id")),
-                        raising=False)
+    monkeypatch.setattr(driver, "active", None)       # gpunb has used no device yet
     for consumer in (None, 1, 2, -1, 0x1234):
         order_stream(consumer)      # gpunb has queued nothing: touches no GPU
 

@@ -1,6 +1,7 @@
 """The tiled transpose copy: its kernels compiled by real NVRTC, its applicability rule and
 index arithmetic checked against NumPy on the CPU, and its results on the GPU."""
 
+import collections
 import types
 import warnings
 
@@ -8,10 +9,12 @@ import numpy as np
 import pytest
 
 import gpunb
-from gpunb.core import transpose as tr
-from gpunb.core.codegen import transpose as cg
-from gpunb.core.compiler import compile as nvrtc_compile
-from gpunb.core.cubin import read_kernels
+from gpunb.core.kernels import loader
+from gpunb.core.kernels.transpose import plan as tplan
+from gpunb.core.kernels.transpose import run as tr
+from gpunb.core.kernels.transpose import codegen as cg
+from gpunb.core.build.compiler import compile as nvrtc_compile
+from gpunb.core.build.cubin import read_kernels
 from gpunb.core.dtypes import SUPPORTED
 
 ARCH = "sm_90"
@@ -26,7 +29,7 @@ PAIRS = [(d, d) for d in SUPPORTED] + [(np.dtype(a), np.dtype(b)) for a, b in CA
 
 def test_every_dtype_pair_compiles():
     prelude = cg.prelude()
-    bodies = [cg.render(cg.kernel_name(s, d), s, d) for s, d in PAIRS]
+    bodies = [cg.source(cg.kernel_name(s, d), s, d) for s, d in PAIRS]
     assert all(b.startswith(prelude) for b in bodies)
     cubin = nvrtc_compile(prelude + "\n".join(b[len(prelude):] for b in bodies), (), ARCH)
     infos = read_kernels(cubin)
@@ -39,7 +42,7 @@ def test_every_dtype_pair_compiles():
 
 
 def test_one_kernel_compiles_alone():
-    src = cg.render("t", "float32", "float32")
+    src = cg.source("t", "float32", "float32")
     assert "t" in read_kernels(nvrtc_compile(src, (), ARCH))
 
 
@@ -54,12 +57,12 @@ def test_tile_shapes():
 
 
 def test_same_dtype_copies_the_bits():
-    src = cg.render("t", "float16", "float16")
+    src = cg.source("t", "float16", "float16")
     assert "tile[jj][ii] = held[kr][ki];" in src and "gpunb::store" not in src.split('extern "C"')[1]
 
 
 def test_cast_is_the_elementwise_copy_cast():
-    src = cg.render("t", "float64", "float16")
+    src = cg.source("t", "float64", "float16")
     # float64 -> float16 rounds once (to_half(double)), as the elementwise copy kernel does
     assert "gpunb::load(gpunb::store<gpunb::half>(v0))" in src
     assert "tile[jj][ii] = gpunb::store<gpunb::half>(v1);" in src
@@ -68,7 +71,7 @@ def test_cast_is_the_elementwise_copy_cast():
 # -- plan: the applicability rule on NumPy-made layouts ------------------------------------------
 
 def _plan(src, dst):
-    return tr.plan(dst.shape, src.strides, dst.strides, src.itemsize, dst.itemsize)
+    return tplan.plan(dst.shape, src.strides, dst.strides, src.itemsize, dst.itemsize)
 
 
 def _base(n, dtype):
@@ -116,7 +119,7 @@ def _emulate(p, src, src_base, dst, dst_base):
         assert byte % view.itemsize == 0
         return byte // view.itemsize
 
-    _run_kernel(tr.arguments(p, src.dtype, dst.dtype), src_base, origin(src, src_base, p.src_offset),
+    _run_kernel(tplan.arguments(p, src.dtype, dst.dtype), src_base, origin(src, src_base, p.src_offset),
                 dst_base, origin(dst, dst_base, p.dst_offset))
 
 
@@ -286,7 +289,7 @@ def test_narrow_and_empty_shapes():
 
 
 def test_narrow_shapes_plan_when_allowed(monkeypatch):
-    monkeypatch.setattr(tr, "MIN_EXTENT", 1)
+    monkeypatch.setattr(tplan, "MIN_EXTENT", 1)
     for shape in [(1000, 3), (3, 1000), (2, 2), (33, 65)]:
         base = _base(shape[0] * shape[1], "float64")
         a = base.reshape(shape)
@@ -296,14 +299,14 @@ def test_narrow_shapes_plan_when_allowed(monkeypatch):
 
 def test_misaligned_strides_are_rejected():
     # byte strides that are not a multiple of the itemsize (possible through interop)
-    assert tr.plan((40, 40), (4, 162), (160, 4), 4, 4) is None
-    assert tr.plan((40, 40), (4, 160), (160, 4), 4, 4) is not None
+    assert tplan.plan((40, 40), (4, 162), (160, 4), 4, 4) is None
+    assert tplan.plan((40, 40), (4, 160), (160, 4), 4, 4) is not None
 
 
 def test_self_overlapping_layouts_are_rejected():
     # two unit-stride axes in one array: an overlapping (as_strided) view
-    assert tr.plan((40, 40, 40), (4, 4, 160), (6400, 160, 4), 4, 4) is None
-    assert tr.plan((40, 40, 40), (6400, 4, 160), (4, 4, 160), 4, 4) is None
+    assert tplan.plan((40, 40, 40), (4, 4, 160), (6400, 160, 4), 4, 4) is None
+    assert tplan.plan((40, 40, 40), (6400, 4, 160), (4, 4, 160), 4, 4) is None
 
 
 def test_too_many_batch_axes_are_rejected():
@@ -339,9 +342,11 @@ def host_launches(monkeypatch):
                 return b, (ptr - _addr(b)) // b.itemsize
         raise AssertionError("pointer outside every buffer")
 
-    def launch(kernel, grid, block, shared, stream, params):
-        assert kernel == "kernel"
-        launches.append((grid, block, shared))
+    def execute(steps, call_params, temp_bytes=0, stream=None):
+        (step,) = steps
+        assert step.function == "kernel"
+        launches.append((step.grid, step.block, step.shared_mem))
+        params = [call_params[p] if isinstance(p, int) else p for p in step.params]
         src_flat, so0 = flat_of(params[0].value)
         dst_flat, do0 = flat_of(params[1].value)
         assert len(params[2]) == cg.ARG_WORDS
@@ -349,8 +354,11 @@ def host_launches(monkeypatch):
             warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
             _run_kernel(list(params[2]), src_flat, so0, dst_flat, do0)
 
-    monkeypatch.setattr(tr, "_get", lambda s, d: tr._Loaded("kernel", 7))
-    monkeypatch.setattr(tr.driver, "launch_packed", launch)
+    # the loaded kernel: any entry point, 7 resident blocks on a 1-SM device
+    fake = types.SimpleNamespace(functions=collections.defaultdict(lambda: "kernel"),
+                                 occupancy=collections.defaultdict(lambda: 7), sm_count=1)
+    monkeypatch.setattr(loader, "get", lambda family, key, make: fake)
+    monkeypatch.setattr(tr, "execute", execute)
     return launches, buffers.append
 
 
@@ -456,7 +464,7 @@ def test_gpu_odd_sizes(shape):
 @pytest.mark.parametrize("shape", [(1000, 3), (3, 1000), (2, 2), (1, 70), (33, 65)])
 @pytest.mark.parametrize("dtype", ["int8", "float32", "complex128"])
 def test_gpu_narrow_shapes_through_the_kernel(shape, dtype, monkeypatch):
-    monkeypatch.setattr(tr, "MIN_EXTENT", 1)
+    monkeypatch.setattr(tplan, "MIN_EXTENT", 1)
     a = rand(shape, dtype)
     out = gpunb.empty(shape[::-1], dtype)
     applies = _gpu_copy(gpunb.asarray(a).T, out)
@@ -529,8 +537,10 @@ def test_gpu_casts(s, d):
 def test_gpu_many_tiles_few_blocks(monkeypatch):
     a = rand((3, 300, 260), "float32")
     g = gpunb.asarray(a)
-    lk = tr._get(g.dtype, g.dtype)
-    monkeypatch.setattr(lk, "max_blocks", 5)          # blocks loop over 3 * 5 * 5 tiles
+    k = cg.TransposeKernel(g.dtype, g.dtype)
+    lk = loader.get(cg, ("transpose", k.src, k.dst), lambda: k)
+    monkeypatch.setattr(lk, "sm_count", 1)            # blocks loop over 3 * 5 * 5 tiles
+    monkeypatch.setitem(lk.occupancy, k.name, 5)
     out = gpunb.empty((3, 260, 300), "float32")
     assert tr.try_copy(g.transpose(0, 2, 1), out)
     np.testing.assert_array_equal(out.get(), a.transpose(0, 2, 1))
@@ -553,7 +563,7 @@ def test_gpu_public_paths_equal_numpy():
 
 @gpu
 def test_copy_into_uses_the_tiled_kernel():
-    """Needs the call in ufuncs.copy_into (``if transpose.try_copy(src, dst): return``)."""
+    """Needs the call in elementwise.run.assign (``if try_copy(src, dst): return``)."""
     g = gpunb.asarray(rand((130, 67), "float32"))
     before = tr.launch_count
     g.T.copy()

@@ -4,8 +4,9 @@ import pytest
 
 import gpunb
 from gpunb.core import events
-from gpunb.core.build import compile_cached
-from gpunb.core.warm import ModuleSpec, warm
+from gpunb.core.build.cached import compile_cached
+from gpunb.core.build.warm import ModuleSpec
+from gpunb.core.kernels.standard import warm
 
 ARCH = "sm_90"
 
@@ -45,7 +46,7 @@ def test_a_failing_module_is_reported_and_the_others_compile(cache_dir):
 def test_standard_set_renders_the_runtime_kernels():
     """The standard array kernels are rendered by the runtime's own codegen: every name is a
     kernel the runtime would build, and none repeats."""
-    from gpunb.core import standard
+    from gpunb.core.kernels import standard
 
     names = [n for n, _ in standard.array_kernels()]
     assert len(names) == len(set(names)) > 100

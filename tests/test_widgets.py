@@ -17,9 +17,10 @@ from IPython.utils.capture import capture_output
 
 import gpunb
 from gpunb import report
-from gpunb.core import build, events
-from gpunb.core.build import compile_cached
-from gpunb.core.cache import KernelCache, set_kernel_cache
+from gpunb.core import events
+from gpunb.core.build import cached as build
+from gpunb.core.build.cached import compile_cached
+from gpunb.core.build.cache import KernelCache, set_kernel_cache
 from gpunb.widgets import (ActivityState, CacheStatusPanel, CompileProgress, KernelViewer,
                            SlowBuildBanner, install, installed, quiet_cell, uninstall)
 from gpunb.widgets import viewer as viewer_module
@@ -27,7 +28,7 @@ from gpunb.widgets import viewer as viewer_module
 ARCH = "sm_90"
 ALPHA = 'extern "C" __global__ void alpha(float* x) { x[threadIdx.x] *= 2.0f; }\n'
 BAD = 'extern "C" __global__ void broken(float* x) { x[threadIdx.x] = undefined_name; }\n'
-HAS_INSPECTION = importlib.util.find_spec("gpunb.core.inspection") is not None
+HAS_INSPECTION = importlib.util.find_spec("gpunb.core.build.inspection") is not None
 
 
 def started(key, name, t):
@@ -317,14 +318,14 @@ def test_viewer_fallback_without_inspection(monkeypatch):
 
 def test_viewer_uses_the_inspection_module(monkeypatch):
     calls = []
-    fake = types.ModuleType("gpunb.core.inspection")
+    fake = types.ModuleType("gpunb.core.build.inspection")
     fake.ptx = lambda source, options=(), arch=None, name_expressions=(): calls.append("ptx") or "FAKE PTX"
     fake.resources = lambda source, options=(), arch=None, name_expressions=(): (
         calls.append("res") or {"alpha": dict(registers=7, shared_bytes=0, local_bytes=0,
                                               spill_stores=0, spill_loads=0)})
     fake.resources_text = lambda res: f"FAKE TABLE {sorted(res)}"
-    monkeypatch.setitem(sys.modules, "gpunb.core.inspection", fake)
-    monkeypatch.setattr(gpunb.core, "inspection", fake, raising=False)
+    monkeypatch.setitem(sys.modules, "gpunb.core.build.inspection", fake)
+    monkeypatch.setattr(gpunb.core.build, "inspection", fake, raising=False)
     v = KernelViewer(ALPHA, arch=ARCH)
     v.select("PTX")
     v.select("Resources")
@@ -333,7 +334,7 @@ def test_viewer_uses_the_inspection_module(monkeypatch):
     assert "FAKE" in v.tab.children[1].value and "FAKE TABLE" in v.tab.children[2].value
 
 
-@pytest.mark.skipif(not HAS_INSPECTION, reason="gpunb.core.inspection is not there yet")
+@pytest.mark.skipif(not HAS_INSPECTION, reason="gpunb.core.build.inspection is not there yet")
 def test_viewer_with_real_inspection():
     v = KernelViewer(ALPHA, arch=ARCH)
     assert ".entry alpha" in v.ptx()

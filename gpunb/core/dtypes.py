@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from . import memo
+
 SUPPORTED = tuple(np.dtype(n) for n in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128"))
@@ -31,7 +33,7 @@ class UnsupportedDTypeError(TypeError):
 
 
 _SUPPORTED_SET = frozenset(SUPPORTED)
-_checked: dict = {}     # dtype-like (np.float32, 'f4', float) -> its dtype: NumPy's parse is slow
+_checked = memo.table("dtypes.parsed")    # dtype-like (np.float32, 'f4', float) -> its dtype: NumPy's parse is slow
 
 
 def check(dtype) -> np.dtype:

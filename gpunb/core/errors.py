@@ -1,10 +1,13 @@
 """Exception types of gpunb.
 
-They live in a module that imports nothing heavy so that ``import gpunb`` stays cheap and every
-layer (compiler, cache, runtime, magics) can raise or catch them.
+They live in a module that imports no other gpunb module and nothing heavy, so that ``import
+gpunb`` stays cheap and every layer (compiler, cache, runtime, magics) can raise or catch them.
+A compile error renders itself here too (the log's error locations marked in the source).
 """
 
 from __future__ import annotations
+
+import re
 
 
 class GPUNBError(Exception):
@@ -56,14 +59,10 @@ class CompileError(GPUNBError):
 
     def error_lines(self) -> list[tuple[int, int | None]]:
         """The (line, column) pairs that the log reports as errors, in source numbering."""
-        from .compiler import parse_log_locations  # local: errors must stay import-light
-
         return parse_log_locations(self.log, self.name, self.source)
 
     def render(self) -> str:
         """The log, the options and the offending source lines marked with a caret."""
-        from .compiler import render_compile_error
-
         return render_compile_error(self)
 
     def _render_traceback_(self):
@@ -77,3 +76,56 @@ class CacheWarning(UserWarning):
 
 class KernelArgumentError(GPUNBError, TypeError):
     """Arguments given to a kernel do not match its signature."""
+
+
+# -- NVRTC logs: where the errors are, and the message that marks them in the source -------------
+
+def _loc_re(name: str):
+    return re.compile(rf"^{re.escape(name)}\((\d+)\): (?:catastrophic )?(error|warning)")
+
+
+def parse_log_locations(log: str, name: str, source: str) -> list[tuple[int, int | None]]:
+    """(line, column) of each error in an NVRTC log; column from NVRTC's caret line if shown."""
+    lines = log.splitlines()
+    rx = _loc_re(name)
+    found = []
+    for i, text in enumerate(lines):
+        m = rx.match(text)
+        if not m or m.group(2) != "error":
+            continue
+        col = None
+        if i + 2 < len(lines) and lines[i + 2].strip() == "^":
+            col = lines[i + 2].index("^") - 2  # NVRTC indents the echoed line by two spaces
+            col = col if col >= 0 else None
+        found.append((int(m.group(1)), col))
+    return found
+
+
+def render_compile_error(err: CompileError, context: int = 2) -> str:
+    src = err.source.splitlines()
+    locs = parse_log_locations(err.log, err.name, err.source)
+    n_err = len(locs)
+    head = (f"NVRTC could not compile {err.name}"
+            + (f" ({n_err} error{'' if n_err == 1 else 's'})" if n_err else ""))
+    out = [head, "", err.log, "", "options: " + " ".join(err.options)]
+    if locs and src:
+        out += ["", "source:"]
+        width = len(str(len(src) + err.line_offset))
+        shown: set[int] = set()
+        marks = {line: col for line, col in locs}
+        wanted = sorted({k for line, _ in locs
+                         for k in range(max(1, line - context), min(len(src), line + context) + 1)})
+        prev = None
+        for k in wanted:
+            if k in shown:
+                continue
+            if prev is not None and k != prev + 1:
+                out.append(" " * (width + 4) + "...")
+            shown.add(k)
+            mark = ">" if k in marks else " "
+            out.append(f"{mark} {k + err.line_offset:>{width}} | {src[k - 1]}")
+            if k in marks and marks[k] is not None:
+                pad = "".join(c if c == "\t" else " " for c in src[k - 1][:marks[k]])
+                out.append(" " * (width + 3) + "| " + pad + "^")
+            prev = k
+    return "\n".join(out)

@@ -1,5 +1,4 @@
-"""Interoperability: ``__cuda_array_interface__`` in, DLPack in and out, NumPy's
-``__array_function__``."""
+"""Interoperability: ``__cuda_array_interface__`` in, DLPack in and out."""
 
 from __future__ import annotations
 
@@ -261,7 +260,7 @@ def _parse_device(device):
     if text == "cuda":
         from .runtime import driver
 
-        return (_kDLCUDA, driver._state.get("device_id") or 0)
+        return (_kDLCUDA, driver.active.info.ordinal if driver.active is not None else 0)
     if text.startswith("cuda:") and text[5:].isdigit():
         return (_kDLCUDA, int(text[5:]))
     raise ValueError(f"device must be 'cuda', 'cuda:N', an int N or (2, N), not {device!r}")
@@ -368,14 +367,3 @@ def _import_capsule(capsule, copy) -> ndarray:
     _capsule_set_name(address, _USED[name])
     owner = _Imported(pointer, deleter)
     return ndarray._view(MemoryPointer(ptr, owner, device_id), shape, strides, dt, owner)
-
-
-def dispatch_numpy_function(func, types, args, kwargs):
-    """NumPy functions on gpunb arrays run gpunb's function of the same name, or raise."""
-    import gpunb
-
-    f = getattr(gpunb, func.__name__, None)
-    if f is None or not callable(f):
-        raise TypeError(f"numpy.{func.__name__} is not supported on gpunb arrays (gpunb has no "
-                        "GPU implementation; it never copies to the host behind your back)")
-    return f(*args, **kwargs)

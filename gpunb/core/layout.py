@@ -17,8 +17,9 @@ from numpy.exceptions import AxisError
 __all__ = [
     "AdvancedIndexError", "c_strides", "f_strides", "is_c_contiguous", "is_f_contiguous",
     "normalize_index", "basic_index", "broadcast_error", "broadcast_shapes", "broadcast_to",
-    "resolve_shape", "reshape", "normalize_axis", "normalize_axes", "transpose", "swapaxes",
-    "squeeze", "expand_dims", "collapse", "layout_class", "byte_extent", "may_share_memory",
+    "as_shape", "new_shape", "resolve_shape", "reshape", "normalize_axis", "normalize_axes",
+    "transpose", "swapaxes", "squeeze", "expand_dims", "collapse", "layout_class", "byte_extent",
+    "may_share_memory",
 ]
 
 # NumPy indexes with npy_intp; Python ints outside it are not valid indices there.
@@ -44,10 +45,18 @@ def _shape_str(shape, ending=""):
     return "(" + ",".join(parts) + ("," if len(shape) == 1 and parts else "") + ")" + ending
 
 
-def _as_shape(shape):
+def as_shape(shape):
     """``shape`` as a tuple of Python ints (a bare integer means a 1-d shape, as in NumPy)."""
     return tuple(map(operator.index, shape)) if hasattr(shape, "__iter__") else \
         (operator.index(shape),)
+
+
+def new_shape(shape):
+    """The shape of a new array: :func:`as_shape`, with NumPy's error for a negative extent."""
+    shape = as_shape(shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    return shape
 
 
 # -- contiguous layouts -----------------------------------------------------------------------
@@ -201,7 +210,7 @@ def broadcast_shapes(*shapes):
     Raises `broadcast_error` (a ufunc's message rather than ``np.broadcast_shapes``'s, since
     gpunb's operators are what report it).
     """
-    shapes = [_as_shape(s) for s in shapes]
+    shapes = [as_shape(s) for s in shapes]
     if any(d < 0 for s in shapes for d in s):
         raise ValueError("negative dimensions are not allowed")
     ndim = max(map(len, shapes), default=0)
@@ -218,7 +227,7 @@ def broadcast_shapes(*shapes):
 def broadcast_to(shape, strides, new_shape):
     """Strides of the view broadcast to ``new_shape``: 0 on new and size-1 axes (even those
     that stay size 1), as ``np.broadcast_to``, whose error messages are reproduced."""
-    shape, new_shape = tuple(shape), _as_shape(new_shape)
+    shape, new_shape = tuple(shape), as_shape(new_shape)
     if not new_shape and shape:
         raise ValueError("cannot broadcast a non-scalar to a scalar array")
     if any(d < 0 for d in new_shape):
@@ -244,7 +253,7 @@ def resolve_shape(size, new_shape):
     Raises NumPy's ``ValueError``: "can only specify one unknown dimension" or "cannot reshape
     array of size 6 into shape (4,)".
     """
-    dims = list(_as_shape(new_shape))
+    dims = list(as_shape(new_shape))
     unknown, known = None, 1
     mismatch = ValueError(f"cannot reshape array of size {size} into shape {_shape_str(dims)}")
     for i, d in enumerate(dims):
@@ -316,7 +325,7 @@ def reshape(shape, strides, itemsize, new_shape, order="C"):
         raise ValueError("order 'K' is not permitted for reshaping")
     if order not in ("C", "F", "A"):
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-    shape, strides, requested = tuple(shape), tuple(strides), _as_shape(new_shape)
+    shape, strides, requested = tuple(shape), tuple(strides), as_shape(new_shape)
     if requested == shape:
         return strides
     dims = resolve_shape(math.prod(shape), requested)
@@ -367,7 +376,7 @@ def normalize_axes(axis, ndim):
 def transpose(shape, strides, axes=None):
     """``(shape, strides)`` with axes permuted; None reverses them, as ``ndarray.transpose``."""
     shape, strides = tuple(shape), tuple(strides)
-    axes = range(len(shape) - 1, -1, -1) if axes is None else _as_shape(axes)
+    axes = range(len(shape) - 1, -1, -1) if axes is None else as_shape(axes)
     if len(axes) != len(shape):
         raise ValueError("axes don't match array")
     perm = []

@@ -2,7 +2,9 @@
 
 An array is a view: a pointer into a pooled device buffer, a shape, byte strides and a dtype.
 Views share the buffer and keep it alive through ``base``. View arithmetic is in
-:mod:`gpunb.core.layout`; computation goes through ufunc kernels (:mod:`gpunb.core.ufuncs`).
+:mod:`gpunb.core.layout`. The methods that compute (``sum``, ``max``, indexing, the
+operators...) are not defined here: the registry (:mod:`gpunb._registry`) installs them from
+the API's implementations, bound on first use, so this module imports no kernel family.
 Nothing here copies to the host behind your back: ``get()``, ``__array__`` and ``item()`` are
 the explicit ways out.
 """
@@ -10,12 +12,12 @@ the explicit ways out.
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
 
+from .. import _registry
 from . import dtypes, layout
-from .runtime import driver, memory
+from .runtime import memory
 from .runtime.stream import current_stream_handle
 
 
@@ -52,16 +54,6 @@ class Flags:
                 f"  OWNDATA : {self.owndata}")
 
 
-def _as_shape(shape) -> tuple[int, ...]:
-    try:
-        shape = (operator.index(shape),)
-    except TypeError:
-        shape = tuple(operator.index(s) for s in shape)
-    if any(s < 0 for s in shape):
-        raise ValueError(f"negative dimensions are not allowed: {shape}")
-    return shape
-
-
 class ndarray:
     """An array in GPU memory, with NumPy's (and CuPy's) interface.
 
@@ -79,7 +71,7 @@ class ndarray:
     __array_priority__ = 100
 
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
-        shape = _as_shape(shape)
+        shape = layout.new_shape(shape)
         dt = dtypes.check(dtype)
         if order not in ("C", "F"):
             raise ValueError(f"order must be 'C' or 'F', not {order!r}")
@@ -87,8 +79,9 @@ class ndarray:
         if memptr is None:
             if strides is not None:
                 raise ValueError("strides need memptr: a new allocation is always contiguous")
-            buf = memory.get_default_memory_pool().malloc(nbytes)
-            memptr = MemoryPointer(int(buf.handle), buf, driver._state.get("device_id", 0))
+            pool = memory.get_default_memory_pool()
+            buf = pool.malloc(nbytes)
+            memptr = MemoryPointer(int(buf.handle), buf, pool.device_id)
         if strides is None:
             strides = layout.c_strides(shape, dt.itemsize) if order == "C" else layout.f_strides(shape, dt.itemsize)
         self._init(memptr, shape, tuple(int(s) for s in strides), dt, None)
@@ -110,9 +103,10 @@ class ndarray:
         size = 1
         for s in shape:
             size *= s
-        buf = memory.get_default_memory_pool().malloc(size * dt.itemsize)
+        pool = memory.get_default_memory_pool()
+        buf = pool.malloc(size * dt.itemsize)
         self = cls.__new__(cls)
-        self._init(MemoryPointer(buf.handle, buf, driver._state.get("device_id", 0)), shape,
+        self._init(MemoryPointer(buf.handle, buf, pool.device_id), shape,
                    layout.c_strides(shape, dt.itemsize), dt, None)
         self._cc = True
         return self
@@ -173,11 +167,6 @@ class ndarray:
 
     def __dlpack_device__(self):
         return (2, self._data.device_id)   # kDLCUDA
-
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        from .interop import to_dlpack
-
-        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     # -- transfer ------------------------------------------------------------------------------
 
@@ -258,17 +247,6 @@ class ndarray:
         return str(self.get())
 
     # -- views ---------------------------------------------------------------------------------
-
-    def __getitem__(self, index) -> "ndarray":
-        shape, strides, offset = layout.basic_index(self._shape, self._strides, self.itemsize, index)
-        return self._derive(shape, strides, offset)
-
-    def __setitem__(self, index, value) -> None:
-        from .ufuncs import copy_into
-
-        view = self if index is Ellipsis else self[index]
-        copy_into(view, value)
-
     def reshape(self, *shape, order="C") -> "ndarray":
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = shape[0]
@@ -299,7 +277,7 @@ class ndarray:
         return self._derive(*layout.squeeze(self._shape, self._strides, axis))
 
     def _broadcast_to(self, shape) -> "ndarray":
-        shape = _as_shape(shape)
+        shape = layout.new_shape(shape)
         return self._derive(shape, layout.broadcast_to(self._shape, self._strides, shape))
 
     def view(self, dtype=None) -> "ndarray":
@@ -334,107 +312,24 @@ class ndarray:
     def __deepcopy__(self, memo):
         return self.copy()
 
-    # -- reductions (gpunb.core.reduction) ------------------------------------------------------
-
-    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
-        from .reduction import sum as f
-        return f(self, axis, dtype, out, keepdims)
-
-    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
-        from .reduction import prod as f
-        return f(self, axis, dtype, out, keepdims)
-
-    def max(self, axis=None, out=None, keepdims=False):
-        from .reduction import amax as f
-        return f(self, axis, out, keepdims)
-
-    def min(self, axis=None, out=None, keepdims=False):
-        from .reduction import amin as f
-        return f(self, axis, out, keepdims)
-
-    def argmax(self, axis=None, out=None, *, keepdims=False):
-        from .reduction import argmax as f
-        return f(self, axis, out, keepdims=keepdims)
-
-    def argmin(self, axis=None, out=None, *, keepdims=False):
-        from .reduction import argmin as f
-        return f(self, axis, out, keepdims=keepdims)
-
-    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
-        from .reduction import mean as f
-        return f(self, axis, dtype, out, keepdims)
-
-    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        from .reduction import var as f
-        return f(self, axis, dtype, out, ddof, keepdims)
-
-    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        from .reduction import std as f
-        return f(self, axis, dtype, out, ddof, keepdims)
-
-    def any(self, axis=None, out=None, keepdims=False):
-        from .reduction import any as f
-        return f(self, axis, out, keepdims)
-
-    def all(self, axis=None, out=None, keepdims=False):
-        from .reduction import all as f
-        return f(self, axis, out, keepdims)
-
     # -- NumPy protocols ------------------------------------------------------------------------
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from .ufuncs import dispatch_numpy_ufunc
-
-        return dispatch_numpy_ufunc(ufunc, method, inputs, kwargs)
+        """``numpy.sin(x)`` on a gpunb array runs gpunb.sin; what gpunb lacks raises TypeError
+        (returning NotImplemented makes NumPy raise it), never a copy to the host."""
+        if method != "__call__" or set(kwargs) - {"out", "dtype", "casting"}:
+            return NotImplemented
+        f = _registry.numpy_ufunc(ufunc)
+        return NotImplemented if f is None else f(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from .interop import dispatch_numpy_function
-
-        return dispatch_numpy_function(func, types, args, kwargs)
-
-
-def _install_operators():
-    """Operators map onto the ufuncs, as in NumPy (reflected and in-place forms included)."""
-    from . import ufuncs as uf
-
-    def binary(name):
-        f = uf.UFUNCS[name]
-        return (lambda self, other: f(self, other),
-                lambda self, other: f(other, self),
-                lambda self, other: f(self, other, out=self))
-
-    table = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
-             "floordiv": "floor_divide", "mod": "remainder", "pow": "power",
-             "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-             "lshift": "left_shift", "rshift": "right_shift"}
-    for dunder, name in table.items():
-        fwd, rev, inplace = binary(name)
-        setattr(ndarray, f"__{dunder}__", fwd)
-        setattr(ndarray, f"__r{dunder}__", rev)
-        setattr(ndarray, f"__i{dunder}__", inplace)
-    for dunder, name in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
-                         "gt": "greater", "ge": "greater_equal"}.items():
-        f = uf.UFUNCS[name]
-        setattr(ndarray, f"__{dunder}__", lambda self, other, f=f: f(self, other))
-    for dunder, name in {"neg": "negative", "pos": "positive", "abs": "absolute",
-                         "invert": "invert"}.items():
-        f = uf.UFUNCS[name]
-        setattr(ndarray, f"__{dunder}__", lambda self, f=f: f(self))
-    ndarray.__hash__ = None
-
-    # NumPy's array power takes these exponents through cheaper, exact ufuncs
-    # (fast_scalar_power), so x ** 2 is exactly x * x; match it.
-    fast = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}
-    power = uf.UFUNCS["power"]
-
-    def pow_(self, other, out=None):
-        name = fast.get(other) if type(other) in (int, float) and self.dtype.kind in "fc" else None
-        if name is not None and not (name == "reciprocal" and self.dtype.kind not in "fc"):
-            return uf.UFUNCS[name](self, out=out)
-        return power(self, other, out=out)
-
-    ndarray.__pow__ = pow_
-    ndarray.__ipow__ = lambda self, other: pow_(self, other, out=self)
+        """NumPy functions on gpunb arrays run gpunb's of the same name (the registry says
+        which), or raise TypeError naming the function."""
+        entry = _registry.numpy_function(func)
+        if entry is None:
+            raise TypeError(f"numpy.{func.__name__} is not supported on gpunb arrays (gpunb has no "
+                            "GPU implementation; it never copies to the host behind your back)")
+        return _registry.implementation(entry.name)(*args, **kwargs)
 
 
-from . import ufuncs as _ufuncs  # noqa: E402,F401  (defines the operators on ndarray)
+_registry.install(ndarray)     # the computing methods and the operators, bound on first use

@@ -1,6 +1,6 @@
 """``%%cuda``: compile a cell of CUDA C++ with NVRTC and bind its kernels as Python callables.
 
-The cell goes through the kernel cache (:func:`gpunb.core.build.compile_cached`), so running it
+The cell goes through the kernel cache (:func:`gpunb.core.build.cached.compile_cached`), so running it
 again loads the cubin without calling NVRTC. Every ``extern "C" __global__`` function becomes a
 :class:`gpunb.RawKernel` in the user namespace (plain C++ ``__global__`` functions outside any
 namespace too), and so does each template instance named with ``--instantiate EXPR``, under a
@@ -28,11 +28,12 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import Code, display
 from IPython.utils.process import arg_split
 
-from ..core import events, inspection
-from ..core.build import compile_cached
-from ..core.compiler import normalize_arch
-from ..core.raw import RawModule
-from ..core.signature import demangled_base, kernel_declarations
+from ..core import events
+from ..core.build import inspection
+from ..core.build.cached import compile_cached
+from ..core.build.compiler import normalize_arch
+from ..core.build.signature import demangled_base, kernel_declarations
+from ..core.kernels.raw.module import RawModule
 
 SHOW_CHOICES = ("source", "ptx", "sass", "resources")
 CELL_HEADER = "// %%cuda\n"   # stands for the magic line: source line k is cell line k
@@ -314,7 +315,7 @@ class CudaMagics(Magics):
                                           _display_name(cell, instances, args.module))
         names = _bindings(entry, instances)
         module = CellModule(source, options, instances)
-        module._entries[arch] = entry   # the entry just built: launching on this arch loads it
+        module.set_entry(arch, entry)   # the entry just built: launching on this arch loads it
         module._bind(names)
         if args.module:
             self.shell.user_ns[args.module] = module

@@ -25,7 +25,7 @@ from IPython.core.magic_arguments import MagicArgumentParser
 
 from .. import report
 from ..core import events
-from ..core.cache import kernel_cache
+from ..core.build.cache import kernel_cache
 from .session import SessionRecorder
 
 # -- result objects --------------------------------------------------------------------------
@@ -307,9 +307,9 @@ class _ProgressLines:
 def warm_cache(arch: str | None = None, jobs: int | None = None, progress=None) -> WarmResult:
     """Precompile the standard kernels for ``arch`` (default: the GPU's; without a GPU, a
     UsageError asks for ``--arch``); ``progress`` is an event callback for the run."""
-    from ..core.compiler import normalize_arch
+    from ..core.build.compiler import normalize_arch
     from ..core.errors import GPUUnavailableError
-    from ..core.warm import warm
+    from ..core.kernels.standard import warm
 
     if arch is None:
         from ..core.runtime import driver

@@ -32,7 +32,7 @@ class CacheStatusPanel(View):
     def _cache(self):
         if self.cache is not None:
             return self.cache
-        from ..core.cache import kernel_cache
+        from ..core.build.cache import kernel_cache
 
         return kernel_cache()
 

@@ -20,7 +20,7 @@ _SCROLL = "max-height:420px;overflow:auto;font-size:12px"
 def _inspection():
     """:mod:`gpunb.core.inspection`, or None where that module is not installed."""
     try:
-        from ..core import inspection
+        from ..core.build import inspection
     except ModuleNotFoundError as e:
         if e.name != "gpunb.core.inspection":
             raise
@@ -42,7 +42,7 @@ def highlight(code: str, lexer: str = "cuda") -> str:
 
 def resources_table(res: dict) -> str:
     """Plain-text table of :meth:`KernelViewer.resources` (used without the inspection module)."""
-    from ..core.signature import demangled_base
+    from ..core.build.signature import demangled_base
 
     def cell(v, fmt=str):
         return "?" if v is None else fmt(v)
@@ -63,7 +63,7 @@ def resources_table(res: dict) -> str:
 def cubin_resources(cubin: bytes) -> dict:
     """Registers, static shared memory and local memory per kernel from a cubin (spills are
     not recorded in a cubin: None)."""
-    from ..core.cubin import read_kernels
+    from ..core.build.cubin import read_kernels
 
     return {s: dict(registers=k.registers, shared_bytes=k.shared_bytes, local_bytes=k.local_bytes,
                     spill_stores=None, spill_loads=None) for s, k in read_kernels(cubin).items()}
@@ -101,7 +101,7 @@ class KernelViewer(View):
         self.name_expressions = tuple(name_expressions)
         self.cubin = cubin
         if name is None:
-            from ..core.build import kernel_names
+            from ..core.build.cached import kernel_names
 
             name = ", ".join(kernel_names(source)[:4]) or "kernel"
         self.name = name
@@ -142,7 +142,7 @@ class KernelViewer(View):
             if ins is not None:
                 self._ptx = ins.ptx(self.source, self.options, self.arch, self.name_expressions)
             else:
-                from ..core.compiler import compile_program
+                from ..core.build.compiler import compile_program
 
                 prog = compile_program(self.source, self.options, self.arch,
                                        name_expressions=self.name_expressions, want_ptx=True)
@@ -160,7 +160,7 @@ class KernelViewer(View):
                                                 self.name_expressions)
             else:
                 if self.cubin is None:
-                    from ..core.compiler import compile_program
+                    from ..core.build.compiler import compile_program
 
                     self.cubin = compile_program(self.source, self.options, self.arch,
                                                  name_expressions=self.name_expressions).cubin

@@ -1,22 +1,24 @@
-"""The CUDA driver through cuda.core: device discovery, module loading, streams and launches.
+"""The CUDA driver through cuda.core: device discovery, the device context, module loading
+and streams.
 
 The first call that needs a GPU checks for one and, without one, raises
 :class:`~gpunb.GPUUnavailableError` naming what is missing. Errors from cuda.core and
 cuda.bindings are translated here into gpunb's exceptions.
+
+Everything gpunb keeps for a device (its properties, default stream, memory pool, loaded
+modules and the kernel tables of every kernel family) is one :class:`DeviceContext`;
+:func:`context` returns the one in use, and :func:`reset_contexts` forgets them all (tests).
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import GPUNBError, GPUUnavailableError
 
-_lock = threading.Lock()
-_state: dict = {}
-_modules: dict = {}
-_kernels: dict = {}      # (device id, cache key, symbol) -> Kernel: the launch path's one lookup
-_configs: dict = {}      # (grid, block, shared bytes) -> LaunchConfig
+_lock = threading.RLock()
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,73 @@ class DeviceInfo:
         return f"sm_{self.compute_capability[0]}{self.compute_capability[1]}"
 
 
+@dataclass
+class _DriverState:
+    """cuInit's outcome, once per process (it cannot be undone, so a reset keeps it)."""
+
+    ready: bool = False
+    error: str | None = None
+    version: tuple[int, int] | None = None
+
+
+_driver = _DriverState()
+
+
+@dataclass(eq=False)
+class DeviceContext:
+    """One device as gpunb uses it. Made on the first use of the device (which initialises
+    it); the hot paths reach everything per device through this one object.
+
+    Attributes
+    ----------
+    device : cuda.core Device
+    info : DeviceInfo
+        Name, compute capability (``arch``), SM count, memory, driver version.
+    default_stream : cuda.core Stream
+        The device's default stream; ``default_handle`` its ``CUstream`` as an int.
+    pool : gpunb.MemoryPool or None
+        The default memory pool, made on the first allocation.
+    modules, kernels, functions : dict
+        Loaded modules by cache key, cuda.core Kernels by (cache key, symbol), and the
+        ``CUfunction`` handle of each Kernel handle.
+    loaded : dict
+        The kernel families' table: (family, kernel key) -> loaded kernel
+        (:mod:`gpunb.core.kernels.loader`).
+    prepared : dict
+        Prepared fast-path launches: (owner, signature) -> what the owner stored.
+    """
+
+    device: Any
+    info: DeviceInfo
+    default_stream: Any
+    default_handle: int
+    pool: Any = None
+    modules: dict = field(default_factory=dict)
+    kernels: dict = field(default_factory=dict)
+    functions: dict = field(default_factory=dict)
+    loaded: dict = field(default_factory=dict)
+    prepared: dict = field(default_factory=dict)
+
+    @property
+    def ordinal(self) -> int:
+        return self.info.ordinal
+
+    @property
+    def arch(self) -> str:
+        return self.info.arch
+
+    @property
+    def sm_count(self) -> int:
+        return self.info.multiprocessor_count
+
+    def __repr__(self) -> str:
+        return f"<gpunb DeviceContext {self.ordinal}: {self.info.name} ({self.arch})>"
+
+
+_contexts: dict[int, DeviceContext] = {}
+active: DeviceContext | None = None     # the device gpunb works on; None until one is used
+
+
 def _driver_module():
     from cuda.bindings import driver
 
@@ -44,22 +113,22 @@ def driver_version() -> tuple[int, int] | None:
     try:
         _init()
     except GPUUnavailableError:
-        return _state.get("driver_version")
-    return _state["driver_version"]
+        pass
+    return _driver.version
 
 
 def _init() -> None:
     """cuInit once; raise GPUUnavailableError, naming the cause, if that is impossible."""
-    if not _state.get("ready"):
+    if not _driver.ready:
         with _lock:
-            if not _state.get("ready") and "error" not in _state:
+            if not _driver.ready and _driver.error is None:
                 reason = _probe()
                 if reason is None:
-                    _state["ready"] = True
+                    _driver.ready = True
                 else:
-                    _state["error"] = reason
-        if "error" in _state:
-            raise GPUUnavailableError(_state["error"])
+                    _driver.error = reason
+        if _driver.error is not None:
+            raise GPUUnavailableError(_driver.error)
 
 
 def _probe() -> str | None:
@@ -79,7 +148,7 @@ def _probe() -> str | None:
     if name != "CUDA_SUCCESS":
         return f"the CUDA driver failed to initialise ({name})"
     err, v = driver.cuDriverGetVersion()
-    _state["driver_version"] = (v // 1000, (v % 1000) // 10)
+    _driver.version = (v // 1000, (v % 1000) // 10)
     err, count = driver.cuDeviceGetCount()
     if int(err) != 0 or count == 0:
         return "the NVIDIA driver is installed but reports no CUDA device"
@@ -90,48 +159,79 @@ def _probe() -> str | None:
         nv_major = int(ident.split("-")[1].split(".")[0])
     except (IndexError, ValueError):
         nv_major = 0
-    if _state["driver_version"][0] < nv_major:
-        dmaj, dmin = _state["driver_version"]
+    if _driver.version[0] < nv_major:
+        dmaj, dmin = _driver.version
         return (f"the NVIDIA driver supports CUDA {dmaj}.{dmin}, too old for the cubins of this "
                 f"NVRTC ({ident}); update the driver, or install an NVRTC wheel for CUDA {dmaj}")
     return None
 
 
-def device(ordinal: int | None = None):
-    """The cuda.core Device, made current. Raises GPUUnavailableError without a GPU."""
+def context(ordinal: int | None = None) -> DeviceContext:
+    """The context of device ``ordinal``, default the one in use (on first use: the current
+    CUDA context's device, else device 0), made current. Raises GPUUnavailableError without
+    a GPU."""
+    ctx = active
+    if ctx is not None and (ordinal is None or ordinal == ctx.info.ordinal):
+        return ctx
+    return _activate(ordinal)
+
+
+def _activate(ordinal: int | None) -> DeviceContext:
+    global active
     _init()
     from cuda.core import Device
 
-    dev = Device(ordinal) if ordinal is not None else Device()
+    with _lock:
+        dev = Device(ordinal) if ordinal is not None else Device()
+        dev.set_current()
+        ctx = _contexts.get(dev.device_id)
+        if ctx is None:
+            cc = dev.compute_capability
+            err, total = _driver_module().cuDeviceTotalMem(dev.device_id)
+            info = DeviceInfo(dev.device_id, dev.name, (cc.major, cc.minor),
+                              dev.properties.multiprocessor_count, int(total), _driver.version)
+            stream = dev.default_stream
+            ctx = _contexts[dev.device_id] = DeviceContext(dev, info, stream, int(stream.handle))
+        active = ctx
+    return ctx
+
+
+def reset_contexts() -> None:
+    """Forget every device context: pools (their cached blocks returned to the driver), loaded
+    modules, kernel tables. For tests; arrays made before stay valid."""
+    global active
+    with _lock:
+        for ctx in _contexts.values():
+            if ctx.pool is not None:
+                ctx.pool.close()
+        _contexts.clear()
+        active = None
+
+
+def device(ordinal: int | None = None):
+    """The cuda.core Device, made current in this thread. Raises GPUUnavailableError without
+    a GPU."""
+    dev = context(ordinal).device
     dev.set_current()
-    _state["device_id"] = dev.device_id
     return dev
 
 
 def device_info(ordinal: int | None = None) -> DeviceInfo:
-    key = ("info", ordinal)
-    if key not in _state:
-        dev = device(ordinal)
-        cc = dev.compute_capability
-        err, total = _driver_module().cuDeviceTotalMem(dev.device_id)
-        _state[key] = DeviceInfo(dev.device_id, dev.name, (cc.major, cc.minor),
-                                 dev.properties.multiprocessor_count, int(total),
-                                 _state["driver_version"])
-    return _state[key]
+    return context(ordinal).info
 
 
 def current_arch() -> str:
     """The current device's architecture, e.g. ``'sm_90'``."""
-    return device_info().arch
+    return context().info.arch
 
 
 def load_kernel(key: str, cubin: bytes, symbol: str):
-    """The cuda.core Kernel ``symbol`` of a cubin, loading the module once per process."""
-    kernel = _kernels.get((_state.get("device_id"), key, symbol))
+    """The cuda.core Kernel ``symbol`` of a cubin, loading the module once per device."""
+    ctx = context()
+    kernel = ctx.kernels.get((key, symbol))
     if kernel is not None:
         return kernel
-    dev = device()
-    obj = _modules.get((dev.device_id, key))
+    obj = ctx.modules.get(key)
     try:
         if obj is None:
             from cuda.core import ObjectCode
@@ -140,21 +240,21 @@ def load_kernel(key: str, cubin: bytes, symbol: str):
         kernel = obj.get_kernel(symbol)
     except Exception as e:
         raise _translate(e, f"loading kernel {symbol!r}") from e
-    _modules[(dev.device_id, key)] = obj
-    _kernels[(dev.device_id, key, symbol)] = kernel
+    ctx.modules[key] = obj
+    ctx.kernels[(key, symbol)] = kernel
     return kernel
 
 
-def _function_of(kernel) -> int:
+def function_of(kernel) -> int:
     """The CUfunction handle of a cuda.core Kernel in the current context (cuLaunchKernel's)."""
-    key = ("function", _state.get("device_id"), int(kernel.handle))
-    func = _state.get(key)
+    ctx = context()
+    handle = int(kernel.handle)
+    func = ctx.functions.get(handle)
     if func is None:
-        d = _driver_module()
-        err, func = d.cuKernelGetFunction(kernel.handle)
+        err, func = _driver_module().cuKernelGetFunction(kernel.handle)
         if int(err) != 0:
             raise GPUNBError(f"CUDA error getting a kernel's function: {err.name}")
-        _state[key] = func = int(func)
+        ctx.functions[handle] = func = int(func)
     return func
 
 
@@ -167,16 +267,12 @@ _current = _Current()
 
 def current_stream() -> tuple:
     """(cuda.core Stream, its handle as an int) of the current stream: the hot path's form
-    of ``as_stream(None)`` (the default stream's pair is computed once per device)."""
+    of ``as_stream(None)``."""
     current = _current.stream
     if current is not None:
         return current, int(current.handle)
-    key = ("default_pair", _state.get("device_id"))
-    pair = _state.get(key)
-    if pair is None:
-        s = as_stream(None)
-        pair = _state[("default_pair", _state.get("device_id"))] = (s, int(s.handle))
-    return pair
+    ctx = active or context()
+    return ctx.default_stream, ctx.default_handle
 
 
 def as_stream(stream):
@@ -184,15 +280,11 @@ def as_stream(stream):
     the device's default stream; cuda.core streams as they are; gpunb streams, objects with
     ``__cuda_stream__`` (CuPy, PyTorch, ...) and CuPy-style ``.ptr`` handles wrapped."""
     if stream is None:
-        # The per-launch path: one thread-local read, then one dict lookup.
+        # The per-launch path: one thread-local read, then one attribute.
         current = _current.stream
         if current is not None:
             return current
-        default = _state.get(("default_stream", _state.get("device_id")))
-        if default is None:
-            dev = device()
-            default = _state[("default_stream", dev.device_id)] = dev.default_stream
-        return default
+        return (active or context()).default_stream
     from cuda.core import Stream
 
     if isinstance(stream, Stream):
@@ -209,7 +301,7 @@ def as_stream(stream):
                     f"or a CuPy stream, not {type(stream).__name__}")
 
 
-_DEFAULT_HANDLES = (None, 0, 1, 2)  # CAI v3: 1 legacy default, 2 per-thread default
+DEFAULT_HANDLES = (None, 0, 1, 2)  # CAI v3: 1 legacy default, 2 per-thread default
 
 
 def wait_for_producers(stream, producer_streams) -> None:
@@ -217,38 +309,14 @@ def wait_for_producers(stream, producer_streams) -> None:
     ``__cuda_array_interface__`` v3 'stream' field), as the protocol asks of consumers."""
     mine = int(stream.handle)
     for ptr in set(producer_streams):
-        if ptr == mine or (ptr in _DEFAULT_HANDLES and mine in _DEFAULT_HANDLES):
+        if ptr == mine or (ptr in DEFAULT_HANDLES and mine in DEFAULT_HANDLES):
             continue
         from cuda.core import Stream
 
         try:
-            stream.wait(Stream.from_handle(1 if ptr in _DEFAULT_HANDLES else ptr))
+            stream.wait(Stream.from_handle(1 if ptr in DEFAULT_HANDLES else ptr))
         except Exception as e:
             raise _translate(e, "stream ordering") from e
-
-
-def launch(kernel, grid, block, shared_mem: int, stream, args, producers=()) -> None:
-    """Launch a cuda.core Kernel with prepared arguments (ints for pointers, NumPy scalars)
-    on ``stream`` (anything :func:`as_stream` takes), after the ``producers`` streams."""
-    from cuda.core import launch as _launch
-
-    on_default = stream is None and _current.stream is None
-    stream = as_stream(stream)
-    # Arrays made on a default stream need no wait before a launch on the default stream.
-    if producers and not (on_default and all(p in _DEFAULT_HANDLES for p in producers)):
-        wait_for_producers(stream, producers)
-    config = _configs.get((grid, block, shared_mem))
-    if config is None:
-        from cuda.core import LaunchConfig
-
-        config = _configs[(grid, block, shared_mem)] = LaunchConfig(
-            grid=grid, block=block, shmem_size=shared_mem)
-    try:
-        _launch(stream, config, kernel, *args)
-    except (TypeError, ValueError):
-        raise
-    except Exception as e:
-        raise _translate(e, "kernel launch") from e
 
 
 def synchronize() -> None:
@@ -284,14 +352,6 @@ def check(result, what: str):
     if int(err) != 0:
         raise GPUNBError(f"CUDA error during {what}: {getattr(err, 'name', err)}")
     return result[1:] if isinstance(result, tuple) else ()
-
-
-def launch_packed(kernel, grid, block, shared_mem: int, stream, params: list) -> None:
-    """Launch with parameters given as ctypes objects (structs by value included), which
-    cuda.core's launch does not take. ``params`` must stay alive until this returns."""
-    from . import fastcall
-
-    fastcall.launch(_function_of(kernel), grid, block, shared_mem, int(as_stream(stream).handle), params)
 
 
 def time_ms(fn, *, repeat: int = 20, warmup: int = 3, stream=None, sync_each: bool = False) -> float:

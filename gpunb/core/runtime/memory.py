@@ -5,12 +5,7 @@ it reserved (release threshold raised) until ``free_all_blocks``.
 
 from __future__ import annotations
 
-import threading
-
 from . import driver, fastcall
-
-_pools: dict[int, "MemoryPool"] = {}
-_lock = threading.Lock()
 
 
 def _drv():
@@ -28,6 +23,8 @@ class MemoryPool:
 
     def __init__(self, device_id: int | None = None):
         self._device_id = device_id
+        self.device_id = device_id if device_id is not None else 0
+        self._closed = False
         self._mr = None
         self._handle = None      # the CUmemoryPool as an int, for the allocation hot path
         # Freed small blocks, kept per (stream, size) and handed out again with no driver call
@@ -48,7 +45,7 @@ class MemoryPool:
             driver.check(d.cuMemPoolSetAttribute(
                 mr.handle, d.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
                 d.cuuint64_t(2**64 - 1)), "setting the pool's release threshold")
-            self._device_id = dev.device_id
+            self._device_id = self.device_id = dev.device_id
             self._handle = int(mr.handle)
             self._mr = mr
         return self._mr
@@ -88,8 +85,17 @@ class MemoryPool:
 
     def _release(self, handle: int, size: int, stream: int) -> None:
         """Called by a cached-size block that is no longer referenced."""
+        if self._closed:
+            fastcall.free(handle, stream)
+            return
         self._free.setdefault((stream, size), []).append(handle)
         self._cached += size
+
+    def close(self) -> None:
+        """Return the cached blocks to the driver, and from now on every block freed (this
+        pool's device context is gone: see :func:`driver.reset_contexts`)."""
+        self._closed = True
+        self._flush()
 
     def _flush(self) -> None:
         """Return the cached small blocks to the driver's pool (stream-ordered frees)."""
@@ -122,12 +128,16 @@ class MemoryPool:
 
 
 def get_default_memory_pool() -> MemoryPool:
-    """The memory pool of the current device (CuPy's ``get_default_memory_pool``)."""
-    key = driver._state.get("device_id")     # None until a device is in use: the default one
-    pool = _pools.get(key)
+    """The memory pool of the current device (CuPy's ``get_default_memory_pool``): one per
+    device, kept in its context (so the first allocation, which picks the device, and every
+    later one share it)."""
+    ctx = driver.active or driver.context()
+    pool = ctx.pool
     if pool is None:
-        with _lock:
-            pool = _pools.setdefault(key, MemoryPool(key))
+        with driver._lock:
+            pool = ctx.pool
+            if pool is None:
+                pool = ctx.pool = MemoryPool(ctx.info.ordinal)
     return pool
 
 

@@ -24,11 +24,7 @@ _local = threading.local()   # .current: the gpunb Stream made current; .stack: 
 
 def _default_core():
     """The device's default cuda.core stream (legacy, or per-thread where cuda.core is told)."""
-    s = driver._state.get(("default_stream", driver._state.get("device_id")))
-    if s is None:
-        dev = driver.device()
-        s = driver._state[("default_stream", dev.device_id)] = dev.default_stream
-    return s
+    return driver.context().default_stream
 
 
 class Stream:
@@ -284,9 +280,9 @@ def current_stream_handle() -> int:
     not used one yet."""
     s = driver._current.stream
     if s is None:
-        s = driver._state.get(("default_stream", driver._state.get("device_id")))
-        if s is None:
+        if driver.active is None:
             return _env_default_handle()
+        s = driver.active.default_stream
     h = int(s.handle)
     return 1 if h == 0 else h
 
@@ -300,9 +296,9 @@ def order_stream(consumer) -> None:
         return
     mine = driver._current.stream
     if mine is None:
-        mine = driver._state.get(("default_stream", driver._state.get("device_id")))
-        if mine is None:
+        if driver.active is None:
             return
+        mine = driver.active.default_stream
     target = 1 if consumer is None else int(consumer)
     h = int(mine.handle)
     if h == target or (h in (0, 1) and target == 1):

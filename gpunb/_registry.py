@@ -1,0 +1,399 @@
+"""The one table of gpunb's public names: one line each.
+
+Everything that makes a name public derives from this table:
+
+- the package face: ``gpunb.<name>``, ``__all__`` and ``dir(gpunb)``, resolved on first
+  access so that ``import gpunb`` imports nothing but this table (:func:`resolve`);
+- the methods and operators of :class:`gpunb.ndarray` (:func:`install`), resolved on first
+  use, so that the array object (the engine) never imports the functions (the API);
+- NumPy's protocols: ``numpy.sum(gpu_array)`` runs the entry whose ``numpy`` names
+  ``numpy.sum`` (:func:`numpy_function`), ``numpy.sin(gpu_array)`` the ufunc of that name
+  (:func:`numpy_ufunc`); a NumPy function with no entry raises TypeError naming it;
+- what ``@gpunb.fuse`` can trace: ufuncs always; an entry with ``fuse='method'`` on a
+  traced argument calls that value's method (the reductions, views), one with
+  ``fuse='inline'`` traces through its own implementation (it only calls ufuncs).
+
+A line names the implementation as ``'module:attribute'`` under the ``gpunb`` package. The
+API modules (``gpunb/_creation``, ``_manipulation``, ``_indexing``, ``_math``, ``_logic``,
+``_sorting``, ``_statistics`` and the subpackages ``linalg``, ``fft``, ``random``) normalize
+arguments (:mod:`gpunb.core.args`) and call a kernel family of the engine (``gpunb/core``).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One public name (or one ndarray-only method, ``kind='method'``).
+
+    ``target`` is ``'module:attribute'`` relative to the gpunb package; ``method`` the
+    ndarray method it also is; ``numpy`` the NumPy function it stands for, dotted under
+    ``numpy`` (``'sum'``, ``'linalg.norm'``); ``fuse`` how ``@gpunb.fuse`` traces it
+    (None: it cannot); ``operator`` and ``form`` the operators of a ufunc
+    ('binary': ``__add__``, ``__radd__``, ``__iadd__``; 'compare': ``__eq__``; 'unary':
+    ``__neg__``)."""
+
+    name: str
+    target: str
+    kind: str = "function"
+    method: str | None = None
+    numpy: str | None = None
+    fuse: str | None = None
+    operator: str | None = None
+    form: str | None = None
+
+
+_TABLE: list[Entry] = []
+
+
+def _fn(name, module, *, attr=None, method=None, numpy=True, fuse=None):
+    """A function with NumPy's name and semantics (``numpy=False``: not NumPy's)."""
+    _TABLE.append(Entry(name, f"{module}:{attr or name}", "function", method,
+                        name if numpy is True else (numpy or None), fuse))
+
+
+def _uf(name, operator=None, form="binary"):
+    """A ufunc: one line of the op table (core/kernels/elementwise/ops.py) made public."""
+    _TABLE.append(Entry(name, f"_math.ufuncs:{name}", "ufunc", None, name, "ufunc", operator,
+                        form if operator else None))
+
+
+def _meth(name, target):
+    """An ndarray method with no function in the namespace (``__getitem__``...)."""
+    _TABLE.append(Entry(name, target, "method", method=name))
+
+
+def _obj(name, target, kind="object"):
+    """A name of gpunb's own (classes, the runtime, the cache, the kernel tools)."""
+    _TABLE.append(Entry(name, target, kind))
+
+
+# -- array creation (gpunb/_creation) -----------------------------------------------------------
+_fn("empty", "_creation.basic")
+_fn("zeros", "_creation.basic")
+_fn("ones", "_creation.basic")
+_fn("full", "_creation.basic")
+_fn("empty_like", "_creation.basic")
+_fn("zeros_like", "_creation.basic")
+_fn("ones_like", "_creation.basic")
+_fn("full_like", "_creation.basic")
+_fn("array", "_creation.from_data")
+_fn("asarray", "_creation.from_data")
+_fn("ascontiguousarray", "_creation.from_data")
+_fn("copy", "_creation.from_data")
+_fn("asnumpy", "_creation.from_data", numpy=False)
+_fn("from_dlpack", "core.interop", numpy=False)
+_fn("arange", "_creation.ranges")
+_fn("linspace", "_creation.ranges")
+_fn("eye", "_creation.ranges")
+_fn("identity", "_creation.ranges")
+
+# -- shape manipulation (gpunb/_manipulation) ---------------------------------------------------
+_fn("reshape", "_manipulation.shape", fuse="method")
+_fn("ravel", "_manipulation.shape")
+_fn("shape", "_manipulation.shape")
+_fn("ndim", "_manipulation.shape")
+_fn("size", "_manipulation.shape")
+_fn("transpose", "_manipulation.transpose")
+_fn("swapaxes", "_manipulation.transpose")
+_fn("moveaxis", "_manipulation.transpose")
+_fn("squeeze", "_manipulation.dims", fuse="method")
+_fn("expand_dims", "_manipulation.dims", fuse="method")
+_fn("broadcast_to", "_manipulation.dims")
+
+# -- indexing (gpunb/_indexing) -------------------------------------------------------------------
+_meth("__getitem__", "_indexing.basic:getitem")
+_meth("__setitem__", "_indexing.basic:setitem")
+
+# -- math: ufuncs (one op-table line each in core/kernels/elementwise/ops.py) ---------------------
+_uf("add", "add")
+_uf("subtract", "sub")
+_uf("multiply", "mul")
+_uf("divide", "truediv")
+_uf("true_divide")
+_uf("floor_divide", "floordiv")
+_uf("remainder", "mod")
+_uf("mod")
+_uf("power", "pow")
+_uf("negative", "neg", "unary")
+_uf("positive", "pos", "unary")
+_uf("absolute", "abs", "unary")
+_uf("abs")
+_uf("sign")
+_uf("sqrt")
+_uf("cbrt")
+_uf("square")
+_uf("reciprocal")
+_uf("exp")
+_uf("exp2")
+_uf("expm1")
+_uf("log")
+_uf("log2")
+_uf("log10")
+_uf("log1p")
+_uf("sin")
+_uf("cos")
+_uf("tan")
+_uf("arcsin")
+_uf("arccos")
+_uf("arctan")
+_uf("arctan2")
+_uf("sinh")
+_uf("cosh")
+_uf("tanh")
+_uf("arcsinh")
+_uf("arccosh")
+_uf("arctanh")
+_uf("hypot")
+_uf("floor")
+_uf("ceil")
+_uf("trunc")
+_uf("rint")
+_uf("conjugate")
+_uf("conj")
+_uf("maximum")
+_uf("minimum")
+_uf("fmax")
+_uf("fmin")
+_uf("isnan")
+_uf("isinf")
+_uf("isfinite")
+_uf("signbit")
+_uf("copysign")
+_uf("equal", "eq", "compare")
+_uf("not_equal", "ne", "compare")
+_uf("less", "lt", "compare")
+_uf("less_equal", "le", "compare")
+_uf("greater", "gt", "compare")
+_uf("greater_equal", "ge", "compare")
+_uf("logical_and")
+_uf("logical_or")
+_uf("logical_xor")
+_uf("logical_not")
+_uf("bitwise_and", "and")
+_uf("bitwise_or", "or")
+_uf("bitwise_xor", "xor")
+_uf("invert", "invert", "unary")
+_uf("bitwise_not")
+_uf("left_shift", "lshift")
+_uf("right_shift", "rshift")
+
+# -- math: sums and products, and other (gpunb/_math) ---------------------------------------------
+_fn("sum", "_math.sumprod", method="sum", fuse="method")
+_fn("prod", "_math.sumprod", method="prod", fuse="method")
+_fn("nansum", "_math.sumprod")
+_fn("clip", "_math.misc", method="clip", fuse="inline")
+
+# -- logic (gpunb/_logic) -------------------------------------------------------------------------
+_fn("any", "_logic.truth", method="any", fuse="method")
+_fn("all", "_logic.truth", method="all", fuse="method")
+
+# -- sorting, searching, counting (gpunb/_sorting) ------------------------------------------------
+_fn("argmax", "_sorting.search", method="argmax")
+_fn("argmin", "_sorting.search", method="argmin")
+_fn("where", "_sorting.search", fuse="inline")
+_fn("count_nonzero", "_sorting.count")
+
+# -- statistics (gpunb/_statistics) ---------------------------------------------------------------
+_fn("amax", "_statistics.order", method="max", fuse="method")
+_fn("amin", "_statistics.order", method="min", fuse="method")
+_fn("max", "_statistics.order", fuse="method")
+_fn("min", "_statistics.order", fuse="method")
+_fn("nanmax", "_statistics.order")
+_fn("nanmin", "_statistics.order")
+_fn("mean", "_statistics.meanvar", method="mean", fuse="method")
+_fn("var", "_statistics.meanvar", method="var")
+_fn("std", "_statistics.meanvar", method="std")
+
+# -- subpackages ----------------------------------------------------------------------------------
+_obj("linalg", "linalg", "module")
+_obj("fft", "fft", "module")
+_obj("random", "random", "module")
+
+# -- gpunb's own: arrays, fusion, raw CUDA, streams and memory, the kernel cache ------------------
+_obj("ndarray", "core.ndarray:ndarray", "class")
+_obj("ufunc", "core.ufunc:ufunc", "class")
+_obj("fuse", "core.fusion.function:fuse")
+_obj("FusionError", "core.fusion.tracer:FusionError", "class")
+_obj("RawModule", "core.kernels.raw.module:RawModule", "class")
+_obj("RawKernel", "core.kernels.raw.module:RawKernel", "class")
+_obj("get_default_memory_pool", "core.runtime.memory:get_default_memory_pool")
+_obj("MemoryPool", "core.runtime.memory:MemoryPool", "class")
+_obj("synchronize", "core.runtime.driver:synchronize")
+_obj("device_info", "core.runtime.driver:device_info")
+_obj("Stream", "core.runtime.stream:Stream", "class")
+_obj("ExternalStream", "core.runtime.stream:ExternalStream", "class")
+_obj("Event", "core.runtime.stream:Event", "class")
+_obj("get_current_stream", "core.runtime.stream:get_current_stream")
+_obj("get_elapsed_time", "core.runtime.stream:get_elapsed_time")
+_obj("KernelCache", "core.build.cache:KernelCache", "class")
+_obj("kernel_cache", "core.build.cache:kernel_cache")
+_obj("compile", "core.build.compiler:compile")
+_obj("compile_cached", "core.build.cached:compile_cached")
+_obj("Config", "core.config:Config", "class")
+_obj("events", "core.events", "module")
+_obj("warm", "core.kernels.standard:warm")
+_meth("__dlpack__", "core.interop:to_dlpack")
+
+
+# -- what the table derives -----------------------------------------------------------------------
+
+ENTRIES: dict[str, Entry] = {e.name: e for e in _TABLE if e.kind != "method"}
+METHODS: dict[str, Entry] = {e.method: e for e in _TABLE if e.method is not None}
+
+
+def operators() -> list[tuple[str, str, str]]:
+    """(dunder, ufunc name, role) of every operator: role 'forward' (``a + b``),
+    'reflected' (``b + a``), 'inplace' (``a += b``) or 'unary' (``-a``)."""
+    out = []
+    for e in _TABLE:
+        if e.operator is None:
+            continue
+        if e.form == "unary":
+            out.append((f"__{e.operator}__", e.name, "unary"))
+        else:
+            out.append((f"__{e.operator}__", e.name, "forward"))
+        if e.form == "binary":
+            out.append((f"__r{e.operator}__", e.name, "reflected"))
+            out.append((f"__i{e.operator}__", e.name, "inplace"))
+    return out
+
+
+# NumPy's array power takes these exponents through cheaper, exact ufuncs (its
+# fast_scalar_power), so x ** 2 is exactly x * x: ndarray and fusion's traced values match it.
+FAST_POWER = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}
+
+
+def _load(target: str):
+    module, _, attr = target.partition(":")
+    mod = importlib.import_module(f"gpunb.{module}")
+    return getattr(mod, attr) if attr else mod
+
+
+@functools.lru_cache(maxsize=None)
+def implementation(name: str):
+    """The object that implements the public name ``name`` (imported on first use)."""
+    return _load(ENTRIES[name].target)
+
+
+@functools.lru_cache(maxsize=None)
+def resolve(name: str):
+    """The public object ``gpunb.<name>``: the implementation; for an entry that a traced
+    argument handles by its method (``fuse='method'``), a function that sends traced values
+    there and everything else to the implementation."""
+    e = ENTRIES[name]
+    impl = implementation(name)
+    if e.fuse != "method":
+        return impl
+    from .core.fusion.tracer import Proxy
+
+    method = e.method or name
+
+    @functools.wraps(impl)
+    def public(a, *args, **kwargs):
+        if a.__class__ is Proxy:        # inside @gpunb.fuse: the traced value's method
+            return getattr(a, method)(*args, **kwargs)
+        return impl(a, *args, **kwargs)
+
+    return public
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_table() -> dict:
+    import numpy as np
+
+    table = {}
+    for e in ENTRIES.values():
+        if e.numpy is None or e.kind == "ufunc":
+            continue
+        obj = np
+        for part in e.numpy.split("."):
+            obj = getattr(obj, part, None)
+        if obj is not None:
+            table[obj] = e
+    return table
+
+
+def numpy_function(func) -> Entry | None:
+    """The entry standing for the NumPy function ``func`` (``numpy.sum``...), or None."""
+    return _numpy_table().get(func)
+
+
+def numpy_ufunc(np_ufunc):
+    """gpunb's ufunc standing for NumPy's ufunc ``np_ufunc``, or None."""
+    e = ENTRIES.get(np_ufunc.__name__)
+    return implementation(e.name) if e is not None and e.kind == "ufunc" else None
+
+
+# -- ndarray's methods and operators, bound on first use ------------------------------------------
+
+class _Lazy:
+    """A class attribute that builds itself on first access and then replaces itself with
+    what it built, so the second access is a plain function lookup."""
+
+    def __init__(self, name: str, build):
+        self.name, self.build = name, build
+
+    def __get__(self, obj, cls):
+        f = self.build()
+        setattr(cls, self.name, f)
+        return f if obj is None else f.__get__(obj, cls)
+
+
+def _method(name: str):
+    def build():
+        impl = _load(METHODS[name].target)
+        if not hasattr(impl, "__get__"):        # a ufunc object: make it bind as a method
+            def method(self, *args, **kwargs):
+                return impl(self, *args, **kwargs)
+            method.__name__ = method.__qualname__ = name
+            method.__doc__ = impl.__doc__
+            return method
+        return impl
+    return build
+
+
+def _operator(ufunc_name: str, role: str):
+    def build():
+        f = implementation(ufunc_name)
+        if ufunc_name == "power":
+            return _power(f, role)
+        if role in ("forward", "unary"):
+            return (lambda self, other: f(self, other)) if role == "forward" else (lambda self: f(self))
+        if role == "reflected":
+            return lambda self, other: f(other, self)
+        return lambda self, other: f(self, other, out=self)
+    return build
+
+
+def _power(power, role):
+    if role == "reflected":
+        return lambda self, other: power(other, self)
+
+    def pow_(self, other, out=None):
+        name = FAST_POWER.get(other) if type(other) in (int, float) and self.dtype.kind in "fc" else None
+        if name is not None:
+            return implementation(name)(self, out=out)
+        return power(self, other, out=out)
+
+    return pow_ if role == "forward" else (lambda self, other: pow_(self, other, out=self))
+
+
+def install(cls) -> None:
+    """Give the array class ``cls`` the methods and operators of the table (built on first
+    use). A name ``cls`` defines itself is an error: the table would silently lose."""
+    for name in METHODS:
+        if name in cls.__dict__:
+            raise TypeError(f"{cls.__name__}.{name} is defined both in the class and in the registry")
+        setattr(cls, name, _Lazy(name, _method(name)))
+    for dunder, ufunc_name, role in operators():
+        setattr(cls, dunder, _Lazy(dunder, _operator(ufunc_name, role)))
+    cls.__hash__ = None     # arrays define __eq__ elementwise: unhashable, as NumPy's
+
+
+def public_names() -> list[str]:
+    return sorted(ENTRIES)

@@ -1,0 +1,76 @@
+"""Elementwise launches, run: classify the operands, load the kernel of the layout class
+(:mod:`..loader`), plan (:mod:`.plan`) and execute; and assignment (``dst[...] = value``),
+which is an elementwise copy unless a transposing copy suits it better.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from ... import args, layout
+from .. import loader
+from ..execute import execute, operand_params
+from ..transpose.run import try_copy
+from . import codegen as cg
+from . import ir as eir
+from .plan import classify, plan
+
+
+def launch(key, make, operands, is_array, results, shape):
+    """Launch an elementwise kernel over ``shape``. ``operands`` are gpunb arrays (where
+    ``is_array``) or scalar values of the operand's dtype; ``results`` arrays of ``shape``;
+    ``make(kinds, layout, ndim)`` builds the kernel of a layout class and ``key`` names it.
+    Returns the loaded kernel and the :class:`~gpunb.core.kernels.execute.Step` launched
+    (None for an empty shape)."""
+    kinds, lay, nd = classify(shape, [(v._shape, v._strides, v._dtype.itemsize) if arr else None
+                                      for v, arr in zip(operands, is_array)],
+                              [(r._strides, r._dtype.itemsize) for r in results])
+    values = [v._broadcast_to(shape) if k == "array" and v._shape != shape else v
+              for v, k in zip(operands, kinds)]
+    lk = loader.get(cg, key + (kinds, tuple(r.dtype for r in results), lay, nd),
+                    lambda: make(kinds, lay, nd))
+    step = plan(lk, values, results, shape)
+    if step is not None:
+        execute((step,), operand_params(lk.kernel, values)
+                + [ctypes.c_void_p(r.data.ptr) for r in results])
+    return lk, step
+
+
+def assign(dst, value) -> None:
+    """``dst[...] = value`` with broadcasting and NumPy's unsafe assignment casting."""
+    src = args.as_gpu(value, "the assigned value")
+    if src is None:
+        if isinstance(value, np.ndarray):       # 0-d: as_gpu refused the others
+            value = value[()]
+        args.scalar_type(value, "the assigned value")
+        dt = dst.dtype
+        v = dt.type(value) if not isinstance(value, complex) or dt.kind == "c" else dt.type(value.real)
+        launch(("fill", dt.name), lambda kinds, lay, nd: eir.copy_kernel(dt, dt, "scalar", lay, nd),
+               [v], [False], [dst], dst.shape)
+        return
+    if src.shape != dst.shape:
+        try:
+            src = src._broadcast_to(dst.shape)
+        except ValueError:
+            raise ValueError(f"could not broadcast input array from shape {src.shape} into shape "
+                             f"{dst.shape}") from None
+    if overlaps(src, dst):
+        src = src.copy()
+    if try_copy(src, dst):      # a tiled kernel when the copy transposes
+        return
+    launch(("copy", src.dtype.name, dst.dtype.name),
+           lambda kinds, lay, nd: eir.copy_kernel(src.dtype, dst.dtype, kinds[0], lay, nd),
+           [src], [True], [dst], dst.shape)
+
+
+def overlaps(a, b) -> bool:
+    """Whether two views may share memory, except when they are the same view (an
+    elementwise copy is safe in place)."""
+    if a.data.owner is not b.data.owner or a.size == 0 or b.size == 0:
+        return False
+    if a.data.ptr == b.data.ptr and a.strides == b.strides and a.shape == b.shape:
+        return False
+    return layout.may_share_memory(layout.byte_extent(a.shape, a.strides, a.itemsize), a.data.ptr,
+                                   layout.byte_extent(b.shape, b.strides, b.itemsize), b.data.ptr)

@@ -1,0 +1,86 @@
+"""The one executor: a plan is a sequence of :class:`Step` s, launched here.
+
+A step is a kernel launch with everything decided but the pointers and scalar values: every
+family's planner returns steps (the elementwise and reduction planners, the transposing copy,
+raw kernels), :func:`execute` launches them with the call's parameters, and callers that see
+the same layouts again (``gpunb.fuse``, the ufunc fast path) keep the steps and replay them
+as :class:`~gpunb.core.runtime.fastcall.Prepared` launches.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..runtime import driver, fastcall, memory
+
+_CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
+           "int32": ctypes.c_int32, "int64": ctypes.c_int64, "uint8": ctypes.c_uint8,
+           "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64,
+           "float16": ctypes.c_float, "float32": ctypes.c_float, "float64": ctypes.c_double}
+
+
+def scalar_param(value, dtype: np.dtype):
+    """A by-value kernel parameter in the dtype's compute type (float16 computes in float)."""
+    obj = scalar_object(dtype)
+    set_scalar(obj, value, dtype)
+    return obj
+
+
+def scalar_object(dtype: np.dtype):
+    """An empty ctypes object for a by-value scalar of ``dtype`` (see :func:`set_scalar`)."""
+    if dtype.kind == "c":
+        return ((ctypes.c_float if dtype.name == "complex64" else ctypes.c_double) * 2)()
+    return _CTYPES[dtype.name]()
+
+
+def set_scalar(obj, value, dtype: np.dtype) -> None:
+    """Store ``value`` in ``obj`` (from :func:`scalar_object`) as the kernel reads a scalar of
+    ``dtype``: complex as (real, imag), float16 rounded to half and widened to float."""
+    if dtype.kind == "c":
+        v = complex(value)
+        obj[0], obj[1] = v.real, v.imag
+    elif dtype.name == "float16":
+        obj.value = float(np.float16(value))
+    else:
+        obj.value = value.item() if isinstance(value, np.generic) else value
+
+
+def operand_params(kernel, inputs) -> list:
+    """The leading kernel parameters of a generated kernel: a pointer per array, uniform or
+    outer operand, the value in the operand's compute type per scalar."""
+    return [ctypes.c_void_p(v.data.ptr) if o.kind != "scalar" else scalar_param(v, o.dtype)
+            for o, v in zip(kernel.operands, inputs)]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One kernel launch with everything decided but the pointers and scalar values.
+
+    ``params`` holds, in order, either ctypes objects (sizes, geometry structs: passed as
+    they are) or ints ``k``: the ``k``-th of the call's parameters given to :func:`execute`
+    (operands, then outputs, then the temporary buffer). ``block`` is a tuple of 1 to 3
+    extents."""
+
+    function: int            # CUfunction handle
+    grid: tuple
+    block: tuple
+    params: tuple
+    shared_mem: int = 0
+
+
+def execute(steps, params: list, temp_bytes: int = 0, stream=None) -> None:
+    """Launch ``steps`` in order on ``stream`` (default: the current one) with the call's
+    ``params`` (ctypes objects). ``temp_bytes`` > 0 allocates a temporary buffer whose pointer
+    is appended to ``params``; it is freed, stream-ordered, after the launches."""
+    handle = driver.current_stream()[1] if stream is None else int(driver.as_stream(stream).handle)
+    temp = None
+    if temp_bytes:
+        temp = memory.get_default_memory_pool().malloc(temp_bytes, stream)
+        params = [*params, ctypes.c_void_p(temp.handle)]
+    for st in steps:
+        fastcall.launch(st.function, st.grid, st.block, st.shared_mem, handle,
+                        [params[p] if p.__class__ is int else p for p in st.params])
+    del temp

@@ -1,0 +1,80 @@
+"""The one kernel loader: every family's kernels are compiled through the cache and loaded
+into the device context here.
+
+A generated kernel (elementwise, reduction, transpose) is described by its family's IR; on
+first use :func:`get` renders it with the family's codegen, compiles it (or takes it from the
+disk cache), loads its module and looks up each entry point's ``CUfunction`` and occupancy.
+Later uses are one dictionary lookup in the device context's table. A raw kernel, compiled
+by the user's :class:`~gpunb.RawModule`, is loaded by :func:`kernel` into the same tables.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from ..build.cached import compile_cached
+from ..runtime import driver
+
+
+@dataclass
+class Loaded:
+    """A loaded generated kernel: its IR (``kernel``), each entry point's cuda.core Kernel
+    (``entries``) and ``CUfunction`` handle (``functions``), the device's SM count, the
+    elements per vector step, and each entry point's resident blocks per SM (``occupancy``,
+    at the family's block size)."""
+
+    kernel: object
+    entries: dict
+    functions: dict
+    sm_count: int
+    vec: int
+    occupancy: dict
+
+
+_lock = threading.Lock()
+
+
+def get(family, key, make) -> Loaded:
+    """The loaded kernel of ``family`` for ``key`` on the current device; ``make()`` builds
+    its IR on first use.
+
+    ``family`` is a codegen module (or object) with ``render(kernel)``,
+    ``entry_points(kernel)``, ``vector_width(kernel)`` and ``THREADS`` (the block size its
+    launches use); ``key`` must determine the IR.
+    """
+    ctx = driver.active or driver.context()
+    full = (family.__name__, key)
+    lk = ctx.loaded.get(full)
+    if lk is not None:
+        return lk
+    with _lock:
+        lk = ctx.loaded.get(full)
+        if lk is None:
+            k = make()
+            entry = compile_cached(family.render(k), (), ctx.arch, display_name=k.name)
+            entries = {e: driver.load_kernel(entry.key, entry.cubin, e) for e in family.entry_points(k)}
+            lk = Loaded(k, entries, {e: driver.function_of(f) for e, f in entries.items()},
+                        ctx.sm_count, family.vector_width(k),
+                        {e: blocks_per_sm(f, family.THREADS) for e, f in entries.items()})
+            ctx.loaded[full] = lk
+    return lk
+
+
+def kernel(entry, symbol: str):
+    """The cuda.core Kernel ``symbol`` of a compiled cache entry (a raw module's), loaded
+    once per device."""
+    return driver.load_kernel(entry.key, entry.cubin, symbol)
+
+
+def function(kernel_) -> int:
+    """The ``CUfunction`` handle of a loaded Kernel on the current device."""
+    return driver.function_of(kernel_)
+
+
+def blocks_per_sm(kernel_, threads: int) -> int:
+    """Resident blocks of ``threads`` threads per SM (registers differ between entry points)."""
+    try:
+        return max(1, int(kernel_.occupancy.max_active_blocks_per_multiprocessor(threads, 0)))
+    except Exception:  # an occupancy query failing must not stop the launch: assume 2048 threads
+        return max(1, 2048 // threads)

@@ -1,0 +1,302 @@
+"""CuPy-compatible raw CUDA C++: ``RawModule`` and ``RawKernel``, the raw kernel family.
+
+Constructing either compiles nothing and touches no GPU. ``.compile(arch=...)`` compiles and
+caches without launching (a named arch needs no GPU); the first call compiles for the current
+device. Arguments are checked against the kernel's signature before launch (:mod:`.args`:
+the cubin gives the parameter count and sizes, the source whether each is a pointer and its
+scalar type); the kernel is loaded by the one loader and launched by the one executor.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+import numpy as np
+
+from ... import memo
+from ...build.cache import CacheEntry
+from ...build.cached import compile_cached
+from ...build.compiler import check_options, normalize_arch
+from ...build.cubin import KernelInfo, read_kernels
+from ...build.signature import Param, demangled_base, signature
+from ...runtime import driver  # imports no CUDA module until a function in it is called
+from .. import loader
+from ..execute import Step, execute
+from .args import prepare_args
+
+_checked_dims = memo.table("raw.launch_dims")   # grid/block values already validated
+
+
+def _dims(value, what: str) -> tuple[int, ...]:
+    # 32.0 == 32 as a dict key, so the cache answers only for exact ints.
+    if type(value) is int or (type(value) is tuple and all(type(d) is int for d in value)):
+        dims = _checked_dims.get(value)
+        if dims is not None:
+            return dims
+    dims = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
+    if not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) and d >= 1 for d in dims):
+        raise ValueError(f"{what} must be a positive int or a tuple of 1 to 3 positive ints, got {value!r}")
+    dims = tuple(int(d) for d in dims)
+    if isinstance(value, (int, tuple)) and len(_checked_dims) < 4096:
+        _checked_dims[value] = dims
+    return dims
+
+
+_resolved = memo.table("raw.signatures")   # (cache key, kernel name) -> (symbol, KernelInfo, params)
+
+
+def _tuple_or_int(v):
+    return tuple(v) if isinstance(v, list) else v
+
+
+class RawModule:
+    """A CUDA C++ module compiled with NVRTC through the kernel cache.
+
+    Parameters
+    ----------
+    code : str
+        CUDA C++ source.
+    path : str or path-like, optional
+        A cubin file to load instead of ``code`` (not compiled, not cached).
+    options : tuple of str
+        NVRTC options (``-std=c++17`` unless one is given).
+    name_expressions : sequence of str, optional
+        C++ names to instantiate and look up, such as ``'add<float>'``.
+    backend : {'nvrtc'}
+        Only NVRTC: gpunb never needs nvcc or a host compiler.
+
+    Examples
+    --------
+    >>> mod = gpunb.RawModule(code=src, name_expressions=["axpy<float>"])
+    >>> mod.compile(arch="sm_90")          # no GPU needed
+    >>> axpy = mod.get_function("axpy<float>")
+    >>> axpy((blocks,), (256,), (a, x, y, n))
+    """
+
+    def __init__(self, code: str | None = None, *, path=None, options=(), backend: str = "nvrtc",
+                 name_expressions=None, translate_cucomplex: bool = False,
+                 enable_cooperative_groups: bool = False, jitify: bool = False):
+        if (code is None) == (path is None):
+            raise TypeError("give exactly one of code= (CUDA C++ source) and path= (a cubin file)")
+        if code is not None and not isinstance(code, str):
+            raise TypeError(f"code must be a str of CUDA C++, got {type(code).__name__}")
+        if backend != "nvrtc":
+            raise ValueError(f"backend={backend!r}: gpunb compiles with NVRTC only ('nvrtc')")
+        if jitify or translate_cucomplex:
+            raise ValueError("jitify and translate_cucomplex are not supported by gpunb")
+        self.code = code
+        self.path = Path(path) if path is not None else None
+        self.options = check_options(options)
+        if enable_cooperative_groups and "-rdc=true" not in self.options:
+            self.options += ("-rdc=true",)
+        if isinstance(name_expressions, str):
+            raise TypeError("name_expressions must be a sequence of strings, not one string")
+        self.name_expressions = tuple(name_expressions or ())
+        self._entries: dict[str, CacheEntry] = {}
+        self._functions: dict[str, RawKernel] = {}
+
+    def __repr__(self) -> str:
+        what = f"path={str(self.path)!r}" if self.path else f"{len(self.code.splitlines())} lines"
+        return f"<gpunb.RawModule {what} options={self.options!r}>"
+
+    def _arch(self, arch) -> str:
+        if arch is not None:
+            return normalize_arch(arch)
+        return driver.current_arch()
+
+    def compile(self, arch=None, *, force: bool = False) -> "RawModule":
+        """Compile (or load from the cache) for ``arch``, default the current device's.
+
+        Launches nothing; with ``arch`` named it works on a machine without a GPU.
+        """
+        self.entry(arch, force=force)
+        return self
+
+    def entry(self, arch=None, *, force: bool = False) -> CacheEntry:
+        """The cache entry (cubin and metadata) for ``arch``."""
+        if not force and arch in self._entries:
+            return self._entries[arch]
+        arch = self._arch(arch)
+        if force or arch not in self._entries:
+            if self.path is not None:
+                data = self.path.read_bytes()
+                self._entries[arch] = CacheEntry("path:" + str(self.path), data,
+                                                 {"kernels": sorted(read_kernels(data)), "arch": arch})
+            else:
+                self._entries[arch] = compile_cached(
+                    self.code, self.options, arch, name_expressions=self.name_expressions,
+                    force=force)
+        return self._entries[arch]
+
+    def set_entry(self, arch: str, entry: CacheEntry) -> None:
+        """Use ``entry``, compiled elsewhere from this module's code and options (``%%cuda``
+        compiles with a display of its own), as this module's build for ``arch``."""
+        self._entries[normalize_arch(arch)] = entry
+
+    def cubin(self, arch=None) -> bytes:
+        return self.entry(arch).cubin
+
+    def kernel_names(self, arch=None) -> list[str]:
+        """Kernel symbols in the module (mangled for C++ kernels)."""
+        return list(self.entry(arch).meta.get("kernels", ()))
+
+    def get_function(self, name: str) -> "RawKernel":
+        """The kernel ``name``: an ``extern "C"`` name, a name expression, or a symbol."""
+        if not isinstance(name, str):
+            raise TypeError(f"kernel name must be a str, got {type(name).__name__}")
+        fn = self._functions.get(name)
+        if fn is None:
+            fn = self._functions[name] = RawKernel._bound(self, name)
+        return fn
+
+    def _resolve(self, name: str, arch: str) -> tuple[str, KernelInfo, list[Param] | None]:
+        entry = self.entry(arch)
+        # A cache key fixes both the source and the cubin, so the parse is shared by every
+        # RawKernel of that program (re-running a notebook cell builds new ones).
+        found = _resolved.get((entry.key, name))
+        if found is None:
+            found = _resolved[(entry.key, name)] = self._parse(entry, name)
+            if len(_resolved) > 4096:
+                _resolved.pop(next(iter(_resolved)))
+        return found
+
+    def _parse(self, entry: CacheEntry, name: str) -> tuple[str, KernelInfo, list[Param] | None]:
+        # Entries built by gpunb carry the parse (see build.describe_kernels); others are read.
+        stored = entry.meta.get("kernel_info")
+        infos = ({s: KernelInfo(s, *map(_tuple_or_int, v)) for s, v in stored.items()}
+                 if stored is not None else read_kernels(entry.cubin))
+        lowered = entry.meta.get("name_expressions", {})
+        symbol = lowered.get(name, name)
+        if symbol not in infos:
+            matches = [s for s in infos if demangled_base(s) == name]
+            if len(matches) == 1:
+                symbol = matches[0]
+            else:
+                known = sorted(set(infos) | set(lowered))
+                hint = (" (a C++ name: give it in name_expressions, or declare the kernel "
+                        'extern "C")' if matches or "<" in name else "")
+                raise ValueError(f"no kernel {name!r} in this module{hint}; it has: "
+                                 + (", ".join(known) or "no kernels"))
+        info = infos[symbol]
+        sig = entry.meta.get("signatures", {}).get(name)
+        if sig is not None and len(sig) == len(info.param_sizes):
+            return symbol, info, [Param(*p) for p in sig]
+        params = signature(self.code, name, len(info.param_sizes)) if self.code else None
+        if params is None and self.code:
+            params = signature(self.code, demangled_base(symbol), len(info.param_sizes))
+        return symbol, info, params
+
+
+class RawKernel:
+    """One CUDA kernel, CuPy's ``RawKernel``: ``kernel(grid, block, args, shared_mem=0,
+    stream=None)``.
+
+    Parameters
+    ----------
+    code : str
+        CUDA C++ source holding the kernel.
+    name : str
+        The kernel's name (``extern "C"``) or a name expression such as ``'add<float>'``.
+    options : tuple of str
+        NVRTC options.
+    """
+
+    def __init__(self, code: str, name: str, options=(), backend: str = "nvrtc",
+                 translate_cucomplex: bool = False, *, enable_cooperative_groups: bool = False,
+                 jitify: bool = False):
+        if not isinstance(name, str):
+            raise TypeError(f"kernel name must be a str, got {type(name).__name__}")
+        exprs = (name,) if "<" in name else ()
+        module = RawModule(code=code, options=options, backend=backend, name_expressions=exprs,
+                           translate_cucomplex=translate_cucomplex,
+                           enable_cooperative_groups=enable_cooperative_groups, jitify=jitify)
+        self._init(module, name)
+
+    @classmethod
+    def _bound(cls, module: RawModule, name: str) -> "RawKernel":
+        self = cls.__new__(cls)
+        self._init(module, name)
+        return self
+
+    def _init(self, module: RawModule, name: str) -> None:
+        self.module = module
+        self.name = name
+        self._resolved: dict[str, tuple] = {}
+        self._launchable: dict = {}   # device context -> (CUfunction, info, params)
+
+    code = property(lambda self: self.module.code)
+    options = property(lambda self: self.module.options)
+
+    def __repr__(self) -> str:
+        return f"<gpunb.RawKernel {self.name!r}>"
+
+    def compile(self, arch=None, *, force: bool = False) -> "RawKernel":
+        """Compile (or load from the cache) without launching; see :meth:`RawModule.compile`."""
+        self.module.compile(arch, force=force)
+        self._resolve(self.module._arch(arch))
+        return self
+
+    def _resolve(self, arch: str):
+        r = self._resolved.get(arch)
+        if r is None:
+            r = self._resolved[arch] = self.module._resolve(self.name, arch)
+        return r
+
+    def info(self, arch=None) -> KernelInfo:
+        """Parameter sizes, registers, static shared and local memory from the cubin."""
+        return self._resolve(self.module._arch(arch))[1]
+
+    def parameters(self, arch=None) -> list[Param] | None:
+        """The parameter types read from the source, or None if they could not be read."""
+        return self._resolve(self.module._arch(arch))[2]
+
+    @property
+    def attributes(self) -> dict:
+        """Registers, shared and local bytes, and the block size limit, as the driver reports
+        them for the current device."""
+        return driver.kernel_attributes(self._kernel())
+
+    def _kernel(self):
+        arch = driver.current_arch()
+        symbol, _, _ = self._resolve(arch)
+        return loader.kernel(self.module.entry(arch), symbol)
+
+    def prepare_args(self, args, arch=None) -> tuple[list, list]:
+        """Check ``args`` against the signature and convert them for the launch.
+
+        Returns the converted arguments and the producer streams of array arguments. Raises
+        :class:`~gpunb.core.errors.KernelArgumentError` (a TypeError) naming the parameter.
+        """
+        _, info, params = self._resolve(self.module._arch(arch))
+        return prepare_args(self.name, info, params, args)
+
+    def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None) -> None:
+        grid = _dims(grid, "grid")
+        block = _dims(block, "block")
+        if not isinstance(args, (tuple, list)):
+            raise TypeError(f"args must be a tuple or list of kernel arguments, got {type(args).__name__}")
+        if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
+            raise ValueError(f"shared_mem must be a non-negative int, got {shared_mem!r}")
+        ctx = driver.active or driver.context()
+        ready = self._launchable.get(ctx)
+        if ready is None:
+            symbol, info, params = self._resolve(ctx.arch)
+            kernel = loader.kernel(self.module.entry(ctx.arch), symbol)
+            ready = self._launchable[ctx] = (loader.function(kernel), info, params)
+        function, info, params = ready
+        converted, producers = prepare_args(self.name, info, params, args)
+        on_default = stream is None and driver._current.stream is None
+        s = driver.as_stream(stream)
+        # Arrays made on a default stream need no wait before a launch on the default stream.
+        if producers and not (on_default and all(p in driver.DEFAULT_HANDLES for p in producers)):
+            driver.wait_for_producers(s, producers)
+        values = [ctypes.c_void_p(a) if a.__class__ is int else _by_value(a) for a in converted]
+        execute((Step(function, grid, block, tuple(range(len(values))), int(shared_mem)),),
+                values, stream=s)
+
+
+def _by_value(value):
+    """A by-value parameter (a NumPy scalar of the parameter's type and size) as the bytes
+    the driver copies into the kernel's parameter space."""
+    return (ctypes.c_char * value.itemsize).from_buffer_copy(value.tobytes())

@@ -1,0 +1,119 @@
+"""Reductions, run: NumPy's rules for a call (axes, result dtype, empty slices, ``out=``),
+then the kernel loaded (:mod:`..loader`) and its plan (:mod:`.plan`) executed.
+
+:func:`reduce` serves every one-pass reduction of :data:`.ir.SPECS`, :func:`moment` var and
+std; :func:`run` is the launch underneath both, which ``gpunb.fuse`` shares for a fused
+trailing reduction.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import operator
+import warnings
+
+from ... import args
+from ...ndarray import ndarray
+from .. import loader
+from ..execute import execute, operand_params
+from . import codegen as rc
+from .ir import SPECS, kernel_for, mean_dtype, moment_kernel, result_dtype
+from .plan import geometry, steps
+
+
+def run(key, make, operands, shape, axes, result: ndarray, divisor: float, keep_order: bool):
+    """Launch a reduction of ``operands`` (('array'|'outer', ndarray broadcast to ``shape``)
+    or ('scalar', value)) over ``axes`` into the contiguous ``result``; ``make(no, nr)``
+    builds the kernel for ``no`` outer and ``nr`` reduced dims, ``key`` names it. Returns
+    the steps launched and the temporary bytes they needed."""
+    strided = [v for kind, v in operands if kind != "scalar"]
+    g = geometry(shape, axes, [kind for kind, _ in operands], [v.strides for v in strided],
+                 keep_order)
+    if g.M == 0:
+        return (), 0
+    no, nr = len(g.oshape), len(g.rshape)
+    lk = loader.get(rc, key + (no, nr), lambda: make(no, nr))
+    launches, temp_bytes = steps(lk, g, len(operands), strided[g.slot], divisor)
+    params = operand_params(lk.kernel, [v for _, v in operands])
+    execute(launches, params + [ctypes.c_void_p(result.data.ptr)], temp_bytes)
+    return launches, temp_bytes
+
+
+def out_shape(shape, axes, keepdims) -> tuple:
+    if keepdims:
+        return tuple(1 if d in axes else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in axes)
+
+
+def check_empty(func: str, K: int) -> None:
+    """NumPy's error (no identity) or warning (mean of nothing) for an empty reduction."""
+    if K == 0:
+        error = SPECS[func].empty_error if func in SPECS else None
+        if error is not None:
+            raise ValueError(error)
+        if func == "mean":
+            warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=4)
+
+
+def _target(out, shape, rdt, func) -> ndarray:
+    """The array the kernel writes: ``out`` itself when it fits, else a new one."""
+    out = args.out_array(out, func)
+    if out is not None:
+        if out.shape != shape:
+            raise ValueError(f"output parameter for reduction operation {func} has the wrong shape: "
+                             f"expected {shape}, got {out.shape}")
+        if out.dtype == rdt and out._c_contiguous:
+            return out
+    return ndarray._empty(shape, rdt)
+
+
+def _deliver(result: ndarray, out):
+    if out is None:
+        return result
+    if result is not out:
+        out[...] = result
+    return out
+
+
+def _axes(func: str, axis, ndim: int) -> tuple[int, ...]:
+    if SPECS[func].keep_order and axis is not None:       # arg reductions: one int axis
+        axis = operator.index(axis)
+    return args.axes(axis, ndim)
+
+
+def reduce(func: str, a, axis=None, dtype=None, out=None, keepdims=False):
+    """The one-pass reduction ``func`` (a key of :data:`.ir.SPECS`) of ``a`` over ``axis``,
+    with NumPy's result dtype (``dtype=`` where the function takes one), ``out=`` and
+    ``keepdims``."""
+    x = args.array(a, func)
+    axes = _axes(func, axis, x.ndim)
+    rdt = result_dtype(func, x.dtype, args.dtype(dtype))
+    K = math.prod(x.shape[d] for d in axes)
+    check_empty(func, K)
+    result = _target(out, out_shape(x.shape, axes, keepdims), rdt, func)
+    run(("reduce", func, x.dtype, rdt), lambda no, nr: kernel_for(func, x.dtype, rdt, no, nr),
+        [("array", x)], x.shape, axes, result, float(K), SPECS[func].keep_order)
+    return _deliver(result, out)
+
+
+def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """``var`` or ``std``: the mean, then the sum of squared deviations from it divided by
+    N - ddof (NumPy's two-pass algorithm and dtypes; complex input gives a real result)."""
+    x = args.array(a, func)
+    axes = args.axes(axis, x.ndim)
+    dt = args.dtype(dtype)
+    rdt = result_dtype(func, x.dtype, dt)
+    mdt = mean_dtype(x.dtype, dt)
+    K = math.prod(x.shape[d] for d in axes)
+    if K - ddof <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # NumPy warns once, as above
+        m = reduce("mean", x, axes, mdt, None, True)
+    result = _target(out, out_shape(x.shape, axes, keepdims), rdt, func)
+    run(("moment", func, x.dtype, mdt, rdt),
+        lambda no, nr: moment_kernel(func, x.dtype, mdt, rdt, no, nr),
+        [("array", x), ("outer", m._broadcast_to(x.shape))], x.shape, axes, result,
+        float(max(K - ddof, 0)), False)
+    return _deliver(result, out)

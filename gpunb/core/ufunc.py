@@ -1,0 +1,180 @@
+"""``gpunb.ufunc``: an elementwise operation with NumPy's names, type promotion and
+broadcasting, computed on the GPU.
+
+A call classifies its operands (GPU arrays, Python scalars, NumPy scalars; :mod:`.args`),
+asks NumPy for the loop (NEP 50 promotion; :func:`.kernels.elementwise.ops.loop`), broadcasts,
+and launches one generated kernel for (op, dtypes, layout class)
+(:mod:`.kernels.elementwise.run`). A call that the general path has seen before with
+C-contiguous operands of one shape takes a prepared launch instead (:func:`_fast_call`).
+The instances (``gpunb.add``, ``gpunb.sin``...) are made by :mod:`gpunb._math.ufuncs`, one
+per line of the op table.
+"""
+
+from __future__ import annotations
+
+import threading
+from ctypes import c_uint32 as _c_uint32
+from ctypes import c_void_p as _c_void_p
+
+import numpy as np
+
+from . import args as _args
+from . import layout
+from .fusion import tracer
+from .kernels import execute
+from .kernels.elementwise import ir as eir
+from .kernels.elementwise import ops
+from .kernels.elementwise import plan as eplan
+from .kernels.elementwise.run import launch
+from .ndarray import ndarray
+from .runtime import driver, fastcall
+
+_WEAK_FAST = (int, float)
+
+
+class ufunc:
+    """An elementwise function with NumPy's semantics, run on the GPU.
+
+    Call as ``f(*inputs, out=None, dtype=None, casting='same_kind')``.
+    """
+
+    def __init__(self, name: str):
+        self._op = ops.get(name)
+        self.__name__ = self.name = self._op.name
+        self.nin, self.nout = self._op.nin, self._op.nout
+        self.nargs = self.nin + self.nout
+        self.__doc__ = f"gpunb's {self._op.name}: numpy.{self._op.name} on the GPU."
+
+    def __repr__(self) -> str:
+        return f"<gpunb.ufunc '{self.name}'>"
+
+    def __call__(self, *args, out=None, dtype=None, casting="same_kind"):
+        if self.name == "power" and len(args) == 2:
+            ops.check_integer_power(*args)
+        if out is None and dtype is None and self.nout == 1:
+            r = _fast_call(self, args)
+            if r is not None:
+                return r
+        if tracer.has_proxy(args):     # inside @gpunb.fuse: trace, do not run
+            return tracer.ufunc_call(self.name, args, out, dtype, casting)
+        if len(args) != self.nin:
+            raise TypeError(f"{self.name}() takes {self.nin} positional argument"
+                            f"{'s' if self.nin > 1 else ''} but {len(args)} were given")
+        return _call(self, args, _args.out(out, self.nout, self.name), dtype, casting)
+
+
+def _fast_call(f: ufunc, args):
+    """The common case without the general machinery: C-contiguous GPU arrays of one shape
+    (and Python int/float scalars), 16-byte aligned, fewer than 2**31 elements. Returns None
+    for anything else, which then takes the general path (that also prepares this one)."""
+    ctx = driver.active
+    if ctx is None:
+        return None
+    shape = None
+    key = [f]
+    for a in args:
+        t = type(a)
+        if t is ndarray:
+            if not a._c_contiguous or a._data.ptr & 15 or (shape is not None and a._shape != shape):
+                return None
+            shape = a._shape
+            key.append(a._dtype)
+        elif t in _WEAK_FAST:
+            key.append(t)
+        else:
+            return None
+    if shape is None:
+        return None
+    n = 1
+    for d in shape:
+        n *= d
+    if n <= 1 or n > eplan.INT32_LIMIT:    # one element is a 'uniform' operand: other kernels
+        return None
+    prepared = ctx.prepared.get(tuple(key))
+    if prepared is None:
+        return None
+    launch_, objects, vec, cap, rdt, conv, lock = prepared
+    result = ndarray._empty(shape, rdt)
+    values = [None if c is None else c.type(a) for a, c in zip(args, conv)]   # NumPy's conversion
+    blocks = (-(-n // vec) + eplan.BLOCK - 1) // eplan.BLOCK
+    stream = driver.current_stream()[1]
+    with lock:
+        for obj, a, v, c in zip(objects, args, values, conv):
+            if c is None:
+                obj.value = a._data.ptr
+            else:
+                execute.set_scalar(obj, v, c)
+        objects[-2].value = result._data.ptr
+        objects[-1].value = n
+        launch_.launch(stream, blocks if blocks < cap else cap)
+    return result
+
+
+def _prepare_fast(f: ufunc, arrays, scalars, lk, loop, results) -> None:
+    """Record a contiguous launch that :func:`_fast_call` can repeat for these operand types,
+    in the device context (so a reset forgets it with the kernels it launches)."""
+    key = [f]
+    conv = []
+    for i in range(f.nin):
+        if i in arrays:
+            key.append(arrays[i]._dtype)
+            conv.append(None)
+        else:
+            value, t = scalars[i]
+            if type(value) not in _WEAK_FAST:
+                return
+            key.append(type(value))
+            conv.append(loop[i])
+    if any(o.kind == "uniform" for o in lk.kernel.operands):
+        return
+    name = f"{lk.kernel.name}_vec"
+    objects = [_c_void_p() if c is None else execute.scalar_object(c) for c in conv]
+    objects += [_c_void_p(), _c_uint32()]          # the result, the element count
+    driver.context().prepared[tuple(key)] = (
+        fastcall.Prepared(lk.functions[name], (1,), eplan.BLOCK, objects), objects, lk.vec,
+        eplan.grid_cap(lk, name), results[0].dtype, tuple(conv), threading.Lock())
+
+
+def _call(f: ufunc, args, outs, dtype, casting):
+    op = f._op
+    arrays, scalars = _args.operands(args, op.name)
+    in_types = tuple(arrays[i].dtype if i in arrays else scalars[i][1] for i in range(op.nin))
+    loop = ops.loop(op, in_types, dtype, casting)
+    ins, louts = loop[:op.nin], loop[op.nin:]
+    shapes = {a.shape for a in arrays.values()}
+    shape = (next(iter(shapes)) if len(shapes) == 1 else
+             layout.broadcast_shapes(*[a.shape for a in arrays.values()]) if arrays else ())
+    if outs is not None:
+        given = [o for o in outs if o is not None]
+        if given:
+            oshape = given[0].shape
+            try:
+                full = layout.broadcast_shapes(shape, oshape)
+            except ValueError:
+                full = None
+            if full != oshape:
+                raise ValueError(f"non-broadcastable output operand with shape {oshape} doesn't "
+                                 f"match the broadcast shape {full or shape}")
+            shape = oshape
+        for j, o in enumerate(outs):
+            if o is not None and not np.can_cast(louts[j], o.dtype, casting):
+                raise TypeError(f"Cannot cast ufunc '{op.name}' output from {louts[j]!r} to "
+                                f"{o.dtype!r} with casting rule {casting!r}")
+    results = tuple(o if (outs is not None and o is not None) else ndarray._empty(shape, louts[j])
+                    for j, o in enumerate(outs if outs is not None else (None,) * op.nout))
+    operands = []
+    for i in range(op.nin):
+        if i in arrays:
+            operands.append(arrays[i])
+        else:
+            value, _ = scalars[i]
+            operands.append(ins[i].type(value))   # NumPy's conversion: OverflowError included
+    lk, _ = launch(("ufunc", op.name, loop, in_types),
+                   lambda kinds, lay, nd: eir.ufunc_kernel(
+                       op.name, [arrays[i].dtype if i in arrays else ins[i] for i in range(op.nin)],
+                       kinds, [r.dtype for r in results], lay, nd, loop=loop),
+                   operands, [i in arrays for i in range(op.nin)], results, shape)
+    if (op.nout == 1 and outs is None and dtype is None and lk.kernel.layout == "contiguous"
+            and arrays and all(arrays[i].shape == shape for i in arrays)):
+        _prepare_fast(f, arrays, scalars, lk, loop, results)
+    return results[0] if op.nout == 1 else results
