@@ -101,7 +101,7 @@ def main():
         nop((1,), (256,), (gbuf,))
         print(f"{'gpunb RawKernel nop, one argument':44s} "
               f"{per_call_us(lambda: nop((1,), (256,), (gbuf,))):6.2f} us/call")
-        function = driver._function_of(nop._kernel()) if hasattr(nop, "_kernel") else None
+        function = driver.function_of(nop._kernel()) if hasattr(nop, "_kernel") else None
         if function is not None:
             one = [ctypes.c_void_p(gbuf.data.ptr)]
             print(f"{'ctypes nop, one argument':44s} "

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 import gpunb as gp
-from gpunb.core import launch
+from gpunb.core.kernels.elementwise import plan as launch
 from gpunb.core.runtime import driver, memory
 
 
@@ -119,12 +119,10 @@ def main():
             "where(m[:,None],inf,p)": ((16 + 1 + 16) * k, lambda: w(mask, p), lambda: cw(cm, cpp)),
         }
 
-    from gpunb.core import ufuncs
     waves = [int(a) for a in sys.argv[1:]] or [1]
     for g in waves:
         launch.GRID_WAVES = g if g > 0 else None        # 0: one thread per element (vector)
-        for uf in ufuncs.UFUNCS.values():
-            uf._fast.clear()
+        driver.context().prepared.clear()     # the ufunc fast path's launches keep their grid
         for name, (nbytes, fn, cfn) in make_cases().items():
             per_call = driver.time_ms(fn, repeat=20)
             batch = batch_ms(fn)

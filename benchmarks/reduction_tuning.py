@@ -5,7 +5,6 @@ same process. Run by hand when tuning; prints one line per setting and round."""
 import numpy as np
 
 import gpunb as gp
-from gpunb.core import launch
 from gpunb.core.kernels.reduction import codegen as rc
 from gpunb.core.runtime import driver, memory
 
@@ -20,7 +19,7 @@ for rnd in range(3):
     for cols, unroll in ((True, 4), (True, 8), (False, 4)):
         rc.has_cols = has_cols if cols else (lambda k: False)
         rc.COLS_UNROLL = unroll
-        launch._cache.clear()
+        driver.context().loaded.clear()       # reload: new entry points, new layout
         row = []
         for axis in (None, 0, 1):
             ms = driver.time_ms(lambda: gp.sum(x, axis=axis), repeat=15)

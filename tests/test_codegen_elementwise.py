@@ -269,5 +269,5 @@ def test_prepared_launch_points_at_its_objects():
 
     objs = [ctypes.c_void_p(), ctypes.c_float(), (ctypes.c_int64 * 3)(1, 2, 3)]
     p = fastcall.Prepared(7, (5,), 256, objs)
-    assert p.grid == (5, 1, 1) and p.block == 256 and p.function == 7
+    assert p.grid == (5, 1, 1) and p.block == (256, 1, 1) and p.function == 7
     assert [p._addrs[i] for i in range(3)] == [ctypes.addressof(o) for o in objs]

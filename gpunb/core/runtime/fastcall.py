@@ -66,10 +66,10 @@ class Prepared:
 
     __slots__ = ("function", "grid", "block", "objects", "_addrs")
 
-    def __init__(self, function: int, grid, block: int, objects):
+    def __init__(self, function: int, grid, block, objects):
         self.function = function
         self.grid = (tuple(grid) + (1, 1))[:3]
-        self.block = block
+        self.block = (((block,) if isinstance(block, int) else tuple(block)) + (1, 1))[:3]
         self.objects = tuple(objects)       # kept alive: _addrs points into them
         self._addrs = (_c_void_p * len(self.objects))(*[ctypes.addressof(o) for o in self.objects])
 
@@ -77,7 +77,8 @@ class Prepared:
         """Launch on ``stream`` (a raw handle) with the objects' current values; ``blocks``
         > 0 replaces the grid's x dimension."""
         gx, gy, gz = self.grid
-        err = (_lib or _driver()).cuLaunchKernel(self.function, blocks or gx, gy, gz, self.block, 1, 1, 0,
+        bx, by, bz = self.block
+        err = (_lib or _driver()).cuLaunchKernel(self.function, blocks or gx, gy, gz, bx, by, bz, 0,
                                                  stream, self._addrs, None)
         if err:
             raise GPUNBError(f"CUDA error during kernel launch: {error_name(err)}")
