@@ -335,7 +335,7 @@ def test_plans_match_numpy_over_random_layouts(data):
 def test_grid_stride_loops_when_the_grid_is_capped(monkeypatch):
     # with a grid of one resident wave each thread loops over many steps: every entry point
     # (vector, rows, strided, and the scalar tail) must cover all the elements
-    from gpunb.core import launch
+    from gpunb.core.kernels.elementwise import plan as launch
 
     monkeypatch.setattr(launch, "GRID_WAVES", 1)
 
