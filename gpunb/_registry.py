@@ -149,12 +149,16 @@ _uf("arcsinh")
 _uf("arccosh")
 _uf("arctanh")
 _uf("hypot")
+_uf("logaddexp")
+_uf("logaddexp2")
 _uf("floor")
 _uf("ceil")
 _uf("trunc")
 _uf("rint")
 _uf("conjugate")
 _uf("conj")
+_meth("conjugate", "_math.ufuncs:conjugate")
+_meth("conj", "_math.ufuncs:conjugate")
 _uf("maximum")
 _uf("minimum")
 _uf("fmax")
@@ -186,6 +190,7 @@ _uf("right_shift", "rshift")
 _fn("sum", "_math.sumprod", method="sum", fuse="method")
 _fn("prod", "_math.sumprod", method="prod", fuse="method")
 _fn("nansum", "_math.sumprod")
+_fn("nanprod", "_math.sumprod")
 _fn("clip", "_math.misc", method="clip", fuse="inline")
 
 # -- logic (gpunb/_logic) -------------------------------------------------------------------------
@@ -321,6 +326,12 @@ def _numpy_table() -> dict:
 def numpy_function(func) -> Entry | None:
     """The entry standing for the NumPy function ``func`` (``numpy.sum``...), or None."""
     return _numpy_table().get(func)
+
+
+def numpy_name(func) -> str:
+    """``numpy.sort``, ``numpy.linalg.norm``: a NumPy function's name as users write it."""
+    module = getattr(func, "__module__", None) or "numpy"
+    return f"{module}.{func.__name__}"
 
 
 def numpy_ufunc(np_ufunc):

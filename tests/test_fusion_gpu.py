@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import gpunb as gp
 from gpunb.core import events
+from tests import data
 
 pytestmark = pytest.mark.gpu
 
@@ -16,12 +17,7 @@ rng = np.random.default_rng(7)
 
 
 def rand(shape, dtype):
-    dt = np.dtype(dtype)
-    if dt.kind == "b":
-        return rng.integers(0, 2, shape).astype(bool)
-    if dt.kind in "iu":
-        return rng.integers(-20 if dt.kind == "i" else 0, 20, shape).astype(dt)
-    return rng.standard_normal(shape).astype(dt)
+    return data.rand(shape, dtype, rng=rng, bound=20)
 
 
 def check(got, want, rtol=None, atol=None):
@@ -356,3 +352,22 @@ def test_grid_stride_loops_when_the_grid_is_capped(monkeypatch):
     a, b = rand(n, "float32"), rand(n, "float32")
     check(g(gp.asarray(a), gp.asarray(b)), a + b)                  # vector entry and its tail
     check(g(gp.asarray(a)[1:], gp.asarray(b)[1:]), a[1:] + b[1:])  # flat entry (unaligned)
+
+
+def test_fused_reduction_with_a_scalar_first():
+    """A scalar before the arrays: the reduction's geometry once read the strides of the
+    wrong operand (IndexError on the GPU while inspect worked)."""
+    @gp.fuse
+    def f(s, x):
+        return (s * x).sum(axis=1)
+
+    @gp.fuse
+    def g(s, m, x):
+        return (s * x - m[:, gp.newaxis]).max(axis=1)
+
+    hx, hm = rand((300, 70), "float32"), rand(300, "float32")
+    x, m = gp.asarray(hx), gp.asarray(hm)
+    for s in (2.0, -0.5):                                  # traced, then replayed
+        check(f(s, x), (np.float32(s) * hx).sum(axis=1))
+        check(g(s, m, x), (np.float32(s) * hx - hm[:, None]).max(axis=1))
+    assert f.inspect(2.0, hx).kind == "reduction"

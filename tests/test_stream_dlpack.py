@@ -23,6 +23,7 @@ from gpunb.core.ndarray import MemoryPointer, ndarray
 from gpunb.core.runtime import driver
 from gpunb.core.runtime.stream import (Event, ExternalStream, Stream, current_stream_handle,
                                        get_current_stream, get_elapsed_time, order_stream)
+from tests import data
 
 ADDRESS = 0x10000
 VERSIONS = [None, (1, 0), (1, 3)]
@@ -498,18 +499,7 @@ def _gp():
 
 
 def _rand(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    dt = np.dtype(dtype)
-    n = int(np.prod(shape, dtype=np.int64))
-    if dt.kind == "b":
-        x = rng.integers(0, 2, n).astype(bool)
-    elif dt.kind in "iu":
-        x = rng.integers(0, 100, n).astype(dt)
-    elif dt.kind == "f":
-        x = (rng.standard_normal(n) * 3).astype(dt)
-    else:
-        x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
-    return x.reshape(shape)
+    return data.rand(shape, dtype, rng=np.random.default_rng(seed), scale=3, bound=100)
 
 
 @gpu

@@ -16,6 +16,7 @@ from gpunb.core.kernels.transpose import codegen as cg
 from gpunb.core.build.compiler import compile as nvrtc_compile
 from gpunb.core.build.cubin import read_kernels
 from gpunb.core.dtypes import SUPPORTED
+from tests import data
 
 ARCH = "sm_90"
 CASTS = [("float64", "float32"), ("int32", "float64"), ("float32", "float16"),
@@ -409,18 +410,7 @@ rng = np.random.default_rng(2024)
 
 
 def rand(shape, dtype):
-    dt = np.dtype(dtype)
-    n = int(np.prod(shape, dtype=np.int64))
-    if dt.kind == "b":
-        x = rng.integers(0, 2, n).astype(bool)
-    elif dt.kind in "iu":
-        info = np.iinfo(dt)
-        x = rng.integers(max(info.min, -1000), min(info.max, 1000), n, endpoint=True).astype(dt)
-    elif dt.kind == "f":
-        x = (rng.standard_normal(n) * 100).astype(dt)
-    else:
-        x = (rng.standard_normal(n) * 100 + 1j * rng.standard_normal(n) * 100).astype(dt)
-    return x.reshape(shape)
+    return data.rand(shape, dtype, rng=rng, scale=100, bound=1000)
 
 
 def _gpu_copy(src, dst):

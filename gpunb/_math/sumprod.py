@@ -1,4 +1,5 @@
-"""Sums and products: ``sum``, ``prod``, ``nansum``, ``nanprod`` (the reduction family)."""
+"""Sums and products: ``sum``, ``prod``, ``nansum``, ``nanprod`` (the reduction family: each
+is a line of :data:`gpunb.core.kernels.reduction.ir.SPECS`)."""
 
 from __future__ import annotations
 
@@ -19,3 +20,8 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False):
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     """Sum treating NaN as zero (numpy.nansum)."""
     return reduce("nansum", a, axis, dtype, out, keepdims)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    """Product treating NaN as one (numpy.nanprod)."""
+    return reduce("nanprod", a, axis, dtype, out, keepdims)

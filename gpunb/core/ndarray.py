@@ -327,8 +327,8 @@ class ndarray:
         which), or raise TypeError naming the function."""
         entry = _registry.numpy_function(func)
         if entry is None:
-            raise TypeError(f"numpy.{func.__name__} is not supported on gpunb arrays (gpunb has no "
-                            "GPU implementation; it never copies to the host behind your back)")
+            raise TypeError(f"{_registry.numpy_name(func)} is not supported on gpunb arrays (gpunb "
+                            "has no GPU implementation; it never copies to the host behind your back)")
         return _registry.implementation(entry.name)(*args, **kwargs)
 
 

@@ -228,12 +228,12 @@ class Proxy:
 
     def __array_function__(self, func, types, args, kwargs):
         entry = _registry.numpy_function(func)
+        name = _registry.numpy_name(func)
         if entry is None or entry.fuse is None:
-            raise cannot(f"numpy.{func.__name__}", "only ufuncs and " + ", ".join(fusable())
-                         + " can be fused")
+            raise cannot(name, "only ufuncs and " + ", ".join(fusable()) + " can be fused")
         if entry.fuse == "method":      # a reduction or a view: the traced value's method
             if not args or not isinstance(args[0], Proxy):
-                raise cannot(f"numpy.{func.__name__} of a non-traced value")
+                raise cannot(f"{name} of a non-traced value")
             return getattr(args[0], entry.method or entry.name)(*args[1:], **kwargs)
         return _registry.implementation(entry.name)(*args, **kwargs)    # traces itself
 

@@ -166,6 +166,23 @@ template <class T> __device__ __forceinline__ T minimum_(T a, T b) { return (a <
 template <class T> __device__ __forceinline__ T fmax_(T a, T b) { return (a >= b || isnan_(b)) ? a : b; }
 template <class T> __device__ __forceinline__ T fmin_(T a, T b) { return (a <= b || isnan_(b)) ? a : b; }
 template <class T> __device__ __forceinline__ T clip_(T x, T lo, T hi) { return minimum_(maximum_(x, lo), hi); }
+// NumPy's npy_logaddexp(2): equal arguments (infinities of one sign included) first, then the
+// larger plus log1p of the smaller's share; a NaN difference is returned as is.
+template <class T> __device__ __forceinline__ T logaddexp_(T x, T y) {
+    if (x == y) return x + T(0.693147180559945309417232121458176568);   // ln 2
+    const T d = x - y;
+    if (d > T(0)) return x + log1p(exp(-d));
+    if (d <= T(0)) return y + log1p(exp(d));
+    return d;
+}
+template <class T> __device__ __forceinline__ T logaddexp2_(T x, T y) {
+    const T log2e = T(1.442695040888963407359924681001892137);
+    if (x == y) return x + T(1);
+    const T d = x - y;
+    if (d > T(0)) return x + log2e * log1p(exp2(-d));
+    if (d <= T(0)) return y + log2e * log1p(exp2(d));
+    return d;
+}
 
 // ---- complex functions (NumPy's definitions) -------------------------------------------------------------
 // NumPy's complex loops call the C library's C99 functions (glibc's on Linux). These follow the standard

@@ -217,6 +217,8 @@ def device(ordinal: int | None = None):
 
 
 def device_info(ordinal: int | None = None) -> DeviceInfo:
+    """The device's name, compute capability (``.arch``), SM count, memory and driver
+    version (device ``ordinal``, default the one in use)."""
     return context(ordinal).info
 
 

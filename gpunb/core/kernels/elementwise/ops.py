@@ -261,6 +261,8 @@ _OPS = [
     Op("arccosh", _u.arccosh, _unary_math("acosh", "acosh_")),
     Op("arctanh", _u.arctanh, _unary_math("atanh", "atanh_")),
     Op("hypot", _u.hypot, _binary_math("hypot")),
+    Op("logaddexp", _u.logaddexp, _gpunb_call("logaddexp_")),
+    Op("logaddexp2", _u.logaddexp2, _gpunb_call("logaddexp2_")),
     Op("floor", _u.floor, _unary_math("floor", int_identity=True)),
     Op("ceil", _u.ceil, _unary_math("ceil", int_identity=True)),
     Op("trunc", _u.trunc, _unary_math("trunc", int_identity=True)),

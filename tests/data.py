@@ -1,0 +1,39 @@
+"""Test data shared by the test modules: random arrays of every supported dtype, with NumPy's
+special values where a test wants them. Each module keeps its own seeded generator, so its
+draws do not depend on which other tests ran."""
+
+from __future__ import annotations
+
+import numpy as np
+
+SPECIAL = (np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0)
+
+
+def rand(shape, dtype, *, rng, scale=1.0, bound=100, special=None):
+    """Random values of ``dtype`` in ``shape``.
+
+    bool: 0 or 1; signed integers: uniform in [-bound, bound] (unsigned from 0), clipped to
+    the dtype; floats: normal times ``scale``; complex: normal real and imaginary parts.
+    ``special``: None for none, 'mixed' for NaN, +-inf, +-0 and 1 shuffled in (floats),
+    'scattered' for NaN and +-inf at random places (floats) and one complex NaN.
+    """
+    dt = np.dtype(dtype)
+    n = int(np.prod(shape, dtype=np.int64))
+    if dt.kind == "b":
+        x = rng.integers(0, 2, n).astype(bool)
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        lo = max(info.min, -bound) if dt.kind == "i" else 0
+        x = rng.integers(lo, min(info.max, bound), n, endpoint=True).astype(dt)
+    elif dt.kind == "f":
+        x = (rng.standard_normal(n) * scale).astype(dt)
+        if special == "mixed" and n >= len(SPECIAL):
+            x[:len(SPECIAL)] = SPECIAL
+            rng.shuffle(x)
+        elif special == "scattered" and n >= 8:
+            x[rng.choice(n, 3, replace=False)] = [np.nan, np.inf, -np.inf]
+    else:
+        x = ((rng.standard_normal(n) + 1j * rng.standard_normal(n)) * scale).astype(dt)
+        if special == "scattered" and n >= 8:
+            x[rng.integers(n)] = complex(np.nan, 1)
+    return x.reshape(shape)

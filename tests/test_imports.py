@@ -1,0 +1,117 @@
+"""Import direction: every module imports alone, the engine (gpunb/core) never imports the
+public functions or the package face, module-level imports have no cycle, and importing
+gpunb (or any module) loads no CUDA library."""
+
+import ast
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "gpunb"
+API = ("gpunb._creation", "gpunb._manipulation", "gpunb._indexing", "gpunb._math",
+       "gpunb._logic", "gpunb._sorting", "gpunb._statistics", "gpunb.linalg", "gpunb.fft",
+       "gpunb.random", "gpunb.magics", "gpunb.widgets", "gpunb.cli", "gpunb.demo", "gpunb.report")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PKG.rglob("*.py")) if p.name != "__main__.py"}
+
+
+def _is_module(name: str) -> bool:
+    return name in MODULES
+
+
+def _imports(path: Path, top_level_only: bool) -> set[str]:
+    """The gpunb modules a file imports (``from pkg import name`` counts as ``pkg.name`` when
+    that is a module, else as ``pkg``)."""
+    tree = ast.parse(path.read_text())
+    me = _module_name(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    found = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "gpunb"}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod.split(".")[0] != "gpunb":
+                continue
+            for a in node.names:
+                full = f"{mod}.{a.name}"
+                found.add(full if _is_module(full) else mod)
+    return found
+
+
+def test_the_engine_never_imports_the_api_or_the_face():
+    bad = []
+    for name, path in MODULES.items():
+        if not name.startswith("gpunb.core"):
+            continue
+        for imported in _imports(path, top_level_only=False):
+            if imported == "gpunb" or imported.startswith(API):
+                bad.append(f"{name} imports {imported}")
+    assert not bad, "\n".join(bad)
+
+
+def test_module_level_imports_have_no_cycle():
+    graph = {name: {m for m in _imports(path, top_level_only=True) if m in MODULES and m != name}
+             for name, path in MODULES.items()}
+    state: dict[str, int] = {}      # 1: on the stack, 2: done
+    stack: list[str] = []
+
+    def visit(n):
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(graph[n]):
+            if state.get(m) == 1:
+                cycle = stack[stack.index(m):] + [m]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if m not in state:
+                visit(m)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(graph):
+        if n not in state:
+            visit(n)
+
+
+def _import_alone(name: str) -> tuple[str, int, str]:
+    code = (f"import sys, importlib; importlib.import_module({name!r}); "
+            "c = sorted(m for m in sys.modules if m == 'cuda' or m.startswith(('cuda.', 'cupy'))); "
+            "assert not c, c")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    return name, r.returncode, r.stderr[-2000:]
+
+
+def test_every_module_imports_alone_in_a_fresh_interpreter_without_cuda():
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(_import_alone, sorted(MODULES)))
+    failed = [f"{name}:\n{err}" for name, rc, err in results if rc]
+    assert not failed, "\n".join(failed)
+    assert len(results) > 60
+
+
+def test_import_gpunb_loads_only_the_face():
+    code = ("import sys, gpunb; print(sorted(m for m in sys.modules if m.startswith('gpunb'))); "
+            "print('numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out[0] == str(["gpunb", "gpunb._registry", "gpunb._version", "gpunb.core",
+                          "gpunb.core.errors"])
+    assert out[1] == "False"
