@@ -21,12 +21,12 @@ arguments (:mod:`gpunb.core.args`) and call a kernel family of the engine (``gpu
 
 from __future__ import annotations
 
-import functools
 import importlib
-from dataclasses import dataclass
+
+# (Plain classes and dicts: this module is all that ``import gpunb`` runs, so it imports
+# nothing that costs time, dataclasses and functools included.)
 
 
-@dataclass(frozen=True)
 class Entry:
     """One public name (or one ndarray-only method, ``kind='method'``).
 
@@ -37,14 +37,17 @@ class Entry:
     ('binary': ``__add__``, ``__radd__``, ``__iadd__``; 'compare': ``__eq__``; 'unary':
     ``__neg__``)."""
 
-    name: str
-    target: str
-    kind: str = "function"
-    method: str | None = None
-    numpy: str | None = None
-    fuse: str | None = None
-    operator: str | None = None
-    form: str | None = None
+    __slots__ = ("name", "target", "kind", "method", "numpy", "fuse", "operator", "form")
+
+    def __init__(self, name, target, kind="function", method=None, numpy=None, fuse=None,
+                 operator=None, form=None):
+        self.name, self.target, self.kind, self.method = name, target, kind, method
+        self.numpy, self.fuse, self.operator, self.form = numpy, fuse, operator, form
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__[2:]
+                           if getattr(self, f) is not None)
+        return f"Entry({self.name!r}, {self.target!r}, {fields})"
 
 
 _TABLE: list[Entry] = []
@@ -279,24 +282,38 @@ def _load(target: str):
     return getattr(mod, attr) if attr else mod
 
 
-@functools.lru_cache(maxsize=None)
+_implementations: dict = {}
+_public: dict = {}
+_numpy: dict = {}
+
+
 def implementation(name: str):
     """The object that implements the public name ``name`` (imported on first use)."""
-    return _load(ENTRIES[name].target)
+    impl = _implementations.get(name)
+    if impl is None:
+        impl = _implementations[name] = _load(ENTRIES[name].target)
+    return impl
 
 
-@functools.lru_cache(maxsize=None)
 def resolve(name: str):
     """The public object ``gpunb.<name>``: the implementation; for an entry that a traced
     argument handles by its method (``fuse='method'``), a function that sends traced values
     there and everything else to the implementation."""
-    e = ENTRIES[name]
-    impl = implementation(name)
+    public = _public.get(name)
+    if public is None:
+        public = _public[name] = _public_object(ENTRIES[name])
+    return public
+
+
+def _public_object(e: Entry):
+    impl = implementation(e.name)
     if e.fuse != "method":
         return impl
+    import functools
+
     from .core.fusion.tracer import Proxy
 
-    method = e.method or name
+    method = e.method or e.name
 
     @functools.wraps(impl)
     def public(a, *args, **kwargs):
@@ -307,25 +324,20 @@ def resolve(name: str):
     return public
 
 
-@functools.lru_cache(maxsize=None)
-def _numpy_table() -> dict:
-    import numpy as np
-
-    table = {}
-    for e in ENTRIES.values():
-        if e.numpy is None or e.kind == "ufunc":
-            continue
-        obj = np
-        for part in e.numpy.split("."):
-            obj = getattr(obj, part, None)
-        if obj is not None:
-            table[obj] = e
-    return table
-
-
 def numpy_function(func) -> Entry | None:
     """The entry standing for the NumPy function ``func`` (``numpy.sum``...), or None."""
-    return _numpy_table().get(func)
+    if not _numpy:
+        import numpy as np
+
+        for e in ENTRIES.values():
+            if e.numpy is None or e.kind == "ufunc":
+                continue
+            obj = np
+            for part in e.numpy.split("."):
+                obj = getattr(obj, part, None)
+            if obj is not None:
+                _numpy[obj] = e
+    return _numpy.get(func)
 
 
 def numpy_name(func) -> str:

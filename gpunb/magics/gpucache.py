@@ -6,7 +6,7 @@ that ``python -m gpunb cache ...`` prints everywhere else (``__repr__``, ``_repr
 ``text()``). Results also hold their data (``.stats``, ``.entries``, ``.record``, ``.report``,
 ``.figure``) for use in code: ``rows = %gpucache list --limit 5``.
 
-The magic is thin: the numbers come from :func:`gpunb.core.cache.kernel_cache` and from a
+The magic is thin: the numbers come from :func:`gpunb.core.build.cache.kernel_cache` and from a
 :class:`~gpunb.magics.session.SessionRecorder` started when the magics are registered.
 """
 
@@ -177,7 +177,7 @@ class ClearResult(Result):
 
 
 class WarmResult(Result):
-    """``%gpucache warm``: the :class:`gpunb.core.warm.WarmReport` and the cache directory."""
+    """``%gpucache warm``: the :class:`gpunb.core.build.warm.WarmReport` and the cache directory."""
 
     def __init__(self, warm_report, directory: str):
         self.report, self.directory = warm_report, directory

@@ -14,7 +14,7 @@ class CacheStatusPanel(View):
     Parameters
     ----------
     cache : KernelCache, optional
-        The cache to show (default: :func:`gpunb.core.cache.kernel_cache` at each refresh, so a
+        The cache to show (default: :func:`gpunb.core.build.cache.kernel_cache` at each refresh, so a
         cache swapped with ``set_kernel_cache`` shows too).
 
     ``stats`` holds the numbers of the last :meth:`refresh` (``KernelCache.stats()``);

@@ -4,7 +4,7 @@ resources (registers, shared and local memory, spills).
 The source tab is rendered at once. PTX and resources need an NVRTC compile, so they are
 computed when their tab is first selected (or when :meth:`KernelViewer.ptx` /
 :meth:`KernelViewer.resources` is called) and kept. A viewer made from a cache entry reads
-resources from the entry's cubin when :mod:`gpunb.core.inspection` is not there to give spills
+resources from the entry's cubin when :mod:`gpunb.core.build.inspection` is not there to give spills
 too. With an arch named, nothing needs a GPU.
 """
 
@@ -18,11 +18,11 @@ _SCROLL = "max-height:420px;overflow:auto;font-size:12px"
 
 
 def _inspection():
-    """:mod:`gpunb.core.inspection`, or None where that module is not installed."""
+    """:mod:`gpunb.core.build.inspection`, or None where that module is not installed."""
     try:
         from ..core.build import inspection
     except ModuleNotFoundError as e:
-        if e.name != "gpunb.core.inspection":
+        if e.name != "gpunb.core.build.inspection":
             raise
         return None
     return inspection
@@ -117,7 +117,7 @@ class KernelViewer(View):
 
     @classmethod
     def from_entry(cls, entry) -> "KernelViewer":
-        """A kernel cache entry: a :class:`~gpunb.core.cache.CacheEntry` (as returned by
+        """A kernel cache entry: a :class:`~gpunb.core.build.cache.CacheEntry` (as returned by
         ``compile_cached``) or a metadata record from ``kernel_cache().entries()``/``find()``."""
         meta = entry.meta if hasattr(entry, "meta") else dict(entry)
         if "source" not in meta:

@@ -137,7 +137,7 @@ def compile_cached(source: str, options=(), arch=None, *, name: str = "kernel.cu
                    cache: KernelCache | None = None, line_offset: int = 0) -> CacheEntry:
     """Return the cache entry of a program, compiling it (once) on a miss.
 
-    Parameters are those of :func:`gpunb.core.compiler.compile_program`; ``force=True``
+    Parameters are those of :func:`gpunb.core.build.compiler.compile_program`; ``force=True``
     recompiles and replaces the entry; ``display_name`` names the build in events and warnings.
     """
     cache = cache if cache is not None else kernel_cache()

@@ -102,7 +102,7 @@ def compile_program(source: str, options=(), arch=None, *, name: str = "kernel.c
                     line_offset: int = 0, want_ptx: bool = False) -> CompiledProgram:
     """Compile ``source`` with NVRTC. Raises CompileError with the log if NVRTC rejects it.
 
-    ``want_ptx=True`` also returns the PTX (see :mod:`gpunb.core.inspection`)."""
+    ``want_ptx=True`` also returns the PTX (see :mod:`gpunb.core.build.inspection`)."""
     if not isinstance(source, str):
         raise TypeError(f"source must be a str of CUDA C++, got {type(source).__name__}")
     final, arch = nvrtc_options(options, arch)

@@ -2,7 +2,7 @@
 
 Used by ``%%cuda --show`` and the kernel viewer widget; plain Python, no IPython. NVRTC gives
 the PTX and, through ``--ptxas-options=-v``, ptxas's report of registers, stack frame and
-spills; the cubin (:mod:`gpunb.core.cubin`) gives registers, static shared memory and local
+spills; the cubin (:mod:`gpunb.core.build.cubin`) gives registers, static shared memory and local
 memory as the driver sees them. SASS comes from NVIDIA's disassembler, ``nvdisasm`` (the
 ``nvidia-cuda-nvdisasm`` wheel, a gpunb dependency) or ``cuobjdump``, run as a subprocess.
 None of this needs a GPU: with no architecture named and no GPU present, :data:`DEFAULT_ARCH`
@@ -105,7 +105,7 @@ def ptx(source: str, options=(), arch=None, name_expressions=(), *,
     source : str
         CUDA C++ source.
     options : sequence of str
-        NVRTC options, as for :func:`gpunb.core.compiler.compile`.
+        NVRTC options, as for :func:`gpunb.core.build.compiler.compile`.
     arch : str, optional
         Target such as ``'sm_90'`` (see :func:`resolve_arch` for the default).
     name_expressions : sequence of str

@@ -1,6 +1,6 @@
 """Kernel parameter types, read from the CUDA C++ source.
 
-The cubin gives each parameter's size (:mod:`gpunb.core.cubin`); the source says whether it is
+The cubin gives each parameter's size (:mod:`gpunb.core.build.cubin`); the source says whether it is
 a pointer and which scalar type it is, which is what argument checking needs. Parsing is
 deliberately modest: ``__global__`` declarations with builtin, ``<cstdint>`` and pointer
 types, and template parameters substituted from a name expression such as ``'add<float>'``.

@@ -1,13 +1,13 @@
 """Tiled transpose-copy kernels: ``dst[b, i, j] = src[b, i, j]`` with a cast, CUDA C++ source.
 
-The problem, after :mod:`gpunb.core.transpose` has collapsed and permuted the axes: a batch of
+The problem, after :mod:`.plan` has collapsed and permuted the axes: a batch of
 2-D slabs where the source is contiguous along ``i`` (element stride 1) and the destination
 along ``j``. A block stages a ``TI x TJ`` tile in shared memory: it reads the tile with lanes
 running along ``i`` (coalesced in the source) and writes it with lanes running along ``j``
 (coalesced in the destination). The shared rows are padded so that both phases are free of
 bank conflicts.
 
-A cast is the one the elementwise copy kernel applies (:func:`gpunb.core.elementwise.copy_kernel`
+A cast is the one the elementwise copy kernel applies (:func:`gpunb.core.kernels.elementwise.ir.copy_kernel`
 rendered by the same emitter), so float16, complex and bool conversions match NumPy's unsafe
 casting exactly; a copy without a cast moves the stored bits. The tile holds destination
 values: the cast happens while reading.

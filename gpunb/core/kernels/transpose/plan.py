@@ -108,7 +108,7 @@ def plan(shape, src_strides, dst_strides, src_itemsize: int, dst_itemsize: int) 
 
 def arguments(p: Plan, src_dtype, dst_dtype) -> list[int]:
     """The kernel's by-value argument struct, as 64-bit words (see
-    :func:`gpunb.core.codegen.transpose.render`)."""
+    :func:`.codegen.source`)."""
     ti, tj = cg.tile_shape(src_dtype, dst_dtype)
     tiles_i, tiles_j = -(-p.I // ti), -(-p.J // tj)
     nbatch = 1
