@@ -1,0 +1,103 @@
+"""Host time per small call (GPU): microseconds per call of common operations on 1000 float32
+elements, gpunb and CuPy in one process. Best of rounds of many calls, with a wait for the GPU
+every 32 calls outside the clock (so a full launch queue never makes the host wait).
+
+    python benchmarks/host_calls.py [--json PATH] [--calls N]
+
+Only public API is used, so any gpunb tree can be measured against another on the same
+machine: ``PYTHONPATH=<tree>:... python benchmarks/host_calls.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+import gpunb as gp
+
+SOURCE = r'''extern "C" __global__ void axpy(const float* x, const float* y, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = 2.0f * x[i] + y[i];
+}'''
+
+
+def per_call_us(fn, calls: int, *, sync, rounds: int = 5, every: int = 32) -> float:
+    fn()
+    sync()
+    best = float("inf")
+    for _ in range(rounds):
+        total, done = 0.0, 0
+        while done < calls:
+            k = min(every, calls - done)
+            t = time.perf_counter()
+            for _ in range(k):
+                fn()
+            total += time.perf_counter() - t
+            sync()
+            done += k
+        best = min(best, total / calls * 1e6)
+    return best
+
+
+def cases(lib, np_mod):
+    """name -> a call on 1000 float32 elements, in ``lib`` (gpunb or cupy)."""
+    rng = np.random.default_rng(0)
+    ha, hb = (rng.standard_normal(1000, dtype=np.float32) for _ in range(2))
+    a, b = lib.asarray(ha), lib.asarray(hb)
+    m = lib.asarray(rng.standard_normal((10, 100), dtype=np.float32))
+    out = lib.empty(1000, np.float32)
+
+    def mul_add_sin(x, y):
+        return x * y + lib.sin(x)
+
+    f = lib.fuse(mul_add_sin)
+    k = lib.RawKernel(SOURCE, "axpy")
+    n = np.int32(1000)
+    return {
+        "a + b": lambda: a + b,
+        "a * 2.0 + 1": lambda: a * 2.0 + 1,
+        "a.sum()": lambda: a.sum(),
+        "sum(m, axis=0)": lambda: lib.sum(m, axis=0),
+        "m.max(axis=1)": lambda: m.max(axis=1),
+        "fused a*b + sin(a)": lambda: f(a, b),
+        "where(a > 0, a, 0.0)": lambda: lib.where(a > 0, a, 0.0),
+        "numpy.sin(a)": lambda: np_mod.sin(a),
+        "RawKernel launch": lambda: k((4,), (256,), (a, b, out, n)),
+        "empty(1000)": lambda: lib.empty(1000, np.float32),
+        "a[1:-1]": lambda: a[1:-1],
+        "a.astype(float64)": lambda: a.astype(np.float64),
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--calls", type=int, default=3000)
+    args = ap.parse_args(argv)
+    results = {"gpunb_file": gp.__file__, "calls": args.calls, "gpunb": {}, "cupy": {}}
+    for name, fn in cases(gp, np).items():
+        results["gpunb"][name] = per_call_us(fn, args.calls, sync=gp.synchronize)
+    try:
+        import cupy as cp
+    except ImportError:
+        cp = None
+    if cp is not None:
+        sync = cp.cuda.Device().synchronize
+        for name, fn in cases(cp, np).items():
+            results["cupy"][name] = per_call_us(fn, args.calls, sync=sync)
+    print(f"{'call (1000 float32)':24s} {'gpunb us':>9s} {'CuPy us':>9s} {'ratio':>6s}   ({gp.__file__})")
+    for name, us in results["gpunb"].items():
+        ref = results["cupy"].get(name)
+        print(f"{name:24s} {us:9.2f} {ref if ref is None else f'{ref:9.2f}'} "
+              f"{'' if ref is None else f'{us / ref:6.2f}'}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
