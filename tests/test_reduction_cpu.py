@@ -144,3 +144,20 @@ def test_errors_before_the_gpu_is_touched():
 def test_no_gpu_is_named(no_gpu):
     with pytest.raises(gp.GPUUnavailableError):
         gp.sum(fake((3, 4), np.float32))
+
+
+def test_warnings_point_at_the_callers_line():
+    """NumPy's RuntimeWarnings of empty slices name the user's line, whichever way the call
+    came in (the public function, the method, NumPy's dispatch)."""
+    import inspect
+
+    a = fake((3, 0), np.float32)
+    for call in (lambda: gp.mean(a, axis=1), lambda: a.mean(axis=1), lambda: np.mean(a, axis=1),
+                 lambda: gp.var(a, axis=1)):
+        line = inspect.getsourcelines(call)[1]
+        with pytest.warns(RuntimeWarning) as record:
+            try:
+                call()
+            except gp.GPUUnavailableError:
+                pass          # the warning comes before the launch; without a GPU, stop there
+        assert record[0].filename == __file__ and record[0].lineno == line

@@ -78,6 +78,18 @@ class KernelArgumentError(GPUNBError, TypeError):
     """Arguments given to a kernel do not match its signature."""
 
 
+def warn(message: str, category=RuntimeWarning) -> None:
+    """``warnings.warn`` attributed to the user's line: the first caller outside gpunb, however
+    many gpunb frames (the public function, the engine) lie between."""
+    import sys
+    import warnings
+
+    frame, level = sys._getframe(1), 2     # level 1 is this function
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == "gpunb":
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 # -- NVRTC logs: where the errors are, and the message that marks them in the source -------------
 
 def _loc_re(name: str):

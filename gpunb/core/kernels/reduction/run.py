@@ -14,6 +14,7 @@ import operator
 import warnings
 
 from ... import args
+from ...errors import warn
 from ...ndarray import ndarray
 from .. import loader
 from ..execute import execute, operand_params
@@ -53,7 +54,7 @@ def check_empty(func: str, K: int) -> None:
         if error is not None:
             raise ValueError(error)
         if func == "mean":
-            warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=4)
+            warn("Mean of empty slice.")
 
 
 def _target(out, shape, rdt, func) -> ndarray:
@@ -107,7 +108,7 @@ def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False
     mdt = mean_dtype(x.dtype, dt)
     K = math.prod(x.shape[d] for d in axes)
     if K - ddof <= 0:
-        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+        warn("Degrees of freedom <= 0 for slice")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)   # NumPy warns once, as above
         m = reduce("mean", x, axes, mdt, None, True)
