@@ -224,6 +224,7 @@ class RawKernel:
         self.name = name
         self._resolved: dict[str, tuple] = {}
         self._launchable: dict = {}   # device context -> (CUfunction, info, params)
+        self._steps: dict = {}        # (CUfunction, grid, block, shared bytes, arity) -> Step
 
     code = property(lambda self: self.module.code)
     options = property(lambda self: self.module.options)
@@ -292,8 +293,14 @@ class RawKernel:
         if producers and not (on_default and all(p in driver.DEFAULT_HANDLES for p in producers)):
             driver.wait_for_producers(s, producers)
         values = [ctypes.c_void_p(a) if a.__class__ is int else _by_value(a) for a in converted]
-        execute((Step(function, grid, block, tuple(range(len(values))), int(shared_mem)),),
-                values, stream=s)
+        key = (function, grid, block, shared_mem, len(values))
+        step = self._steps.get(key)
+        if step is None:
+            if len(self._steps) >= 64:
+                self._steps.clear()
+            step = self._steps[key] = Step(function, grid, block, tuple(range(len(values))),
+                                           int(shared_mem))
+        execute((step,), values, stream=s)
 
 
 def _by_value(value):
