@@ -72,10 +72,16 @@ class Step:
 
 
 def execute(steps, params: list, temp_bytes: int = 0, stream=None) -> None:
-    """Launch ``steps`` in order on ``stream`` (default: the current one) with the call's
-    ``params`` (ctypes objects). ``temp_bytes`` > 0 allocates a temporary buffer whose pointer
-    is appended to ``params``; it is freed, stream-ordered, after the launches."""
-    handle = driver.current_stream()[1] if stream is None else int(driver.as_stream(stream).handle)
+    """Launch ``steps`` in order on ``stream`` (default: the current one; an int is a
+    ``CUstream`` handle, as :func:`driver.as_stream` reads it) with the call's ``params``
+    (ctypes objects). ``temp_bytes`` > 0 allocates a temporary buffer whose pointer is
+    appended to ``params``; it is freed, stream-ordered, after the launches."""
+    if stream is None:
+        handle = driver.current_stream()[1]
+    elif stream.__class__ is int:
+        handle = stream
+    else:
+        handle = int(driver.as_stream(stream).handle)
     temp = None
     if temp_bytes:
         temp = memory.get_default_memory_pool().malloc(temp_bytes, stream)

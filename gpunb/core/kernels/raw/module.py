@@ -287,11 +287,16 @@ class RawKernel:
             ready = self._launchable[ctx] = (loader.function(kernel), info, params)
         function, info, params = ready
         converted, producers = prepare_args(self.name, info, params, args)
-        on_default = stream is None and driver._current.stream is None
-        s = driver.as_stream(stream)
-        # Arrays made on a default stream need no wait before a launch on the default stream.
-        if producers and not (on_default and all(p in driver.DEFAULT_HANDLES for p in producers)):
-            driver.wait_for_producers(s, producers)
+        if stream is None and driver._current.stream is None:
+            handle = ctx.default_handle
+            # Arrays made on a default stream need no wait before a launch on the default stream.
+            if producers and not all(p in driver.DEFAULT_HANDLES for p in producers):
+                driver.wait_for_producers(ctx.default_stream, producers)
+        else:
+            s = driver.as_stream(stream)
+            handle = int(s.handle)
+            if producers:
+                driver.wait_for_producers(s, producers)
         values = [ctypes.c_void_p(a) if a.__class__ is int else _by_value(a) for a in converted]
         key = (function, grid, block, shared_mem, len(values))
         step = self._steps.get(key)
@@ -300,10 +305,13 @@ class RawKernel:
                 self._steps.clear()
             step = self._steps[key] = Step(function, grid, block, tuple(range(len(values))),
                                            int(shared_mem))
-        execute((step,), values, stream=s)
+        execute((step,), values, stream=handle)
+
+
+_BYTES = {n: ctypes.c_char * n for n in (1, 2, 4, 8, 16)}
 
 
 def _by_value(value):
     """A by-value parameter (a NumPy scalar of the parameter's type and size) as the bytes
     the driver copies into the kernel's parameter space."""
-    return (ctypes.c_char * value.itemsize).from_buffer_copy(value.tobytes())
+    return _BYTES[value.itemsize].from_buffer_copy(value)
