@@ -1,10 +1,12 @@
-"""The one executor: a plan is a sequence of :class:`Step` s, launched here.
+"""The one executor: every kernel launch goes through here.
 
-A step is a kernel launch with everything decided but the pointers and scalar values: every
-family's planner returns steps (the elementwise and reduction planners, the transposing copy,
-raw kernels), :func:`execute` launches them with the call's parameters, and callers that see
-the same layouts again (``gpunb.fuse``, the ufunc fast path) keep the steps and replay them
-as :class:`~gpunb.core.runtime.fastcall.Prepared` launches.
+A plan is a sequence of :class:`Step` s: a kernel launch with everything decided but the
+pointers and scalar values. The generated families' planners (elementwise, reduction, the
+transposing copy) return steps, :func:`execute` launches them with the call's parameters
+(ctypes objects), and callers that see the same layouts again (``gpunb.fuse``, the ufunc fast
+path) keep the steps and replay them as :class:`~gpunb.core.runtime.fastcall.Prepared`
+launches. A raw kernel's arguments, checked and converted per call (ints, NumPy scalars),
+are launched by :func:`launch_args`.
 """
 
 from __future__ import annotations
@@ -90,3 +92,10 @@ def execute(steps, params: list, temp_bytes: int = 0, stream=None) -> None:
         fastcall.launch(st.function, st.grid, st.block, st.shared_mem, handle,
                         [params[p] if p.__class__ is int else p for p in st.params])
     del temp
+
+
+def launch_args(kernel, grid, block, shared_mem: int, stream, args) -> None:
+    """Launch the loaded kernel ``kernel`` (a cuda.core Kernel) on ``stream`` (a cuda.core
+    Stream) with ``args`` as :func:`gpunb.core.kernels.raw.args.prepare_args` converts them:
+    ints for pointers, NumPy scalars by value."""
+    driver.launch(kernel, grid, block, shared_mem, stream, args)

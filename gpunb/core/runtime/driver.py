@@ -16,9 +16,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import memo
 from ..errors import GPUNBError, GPUUnavailableError
 
 _lock = threading.RLock()
+_configs = memo.table("driver.launch_configs")     # (grid, block, shared bytes) -> LaunchConfig
+_core_launch = None                                 # cuda.core.launch, once imported
 
 
 @dataclass(frozen=True)
@@ -319,6 +322,28 @@ def wait_for_producers(stream, producer_streams) -> None:
             stream.wait(Stream.from_handle(1 if ptr in DEFAULT_HANDLES else ptr))
         except Exception as e:
             raise _translate(e, "stream ordering") from e
+
+
+def launch(kernel, grid, block, shared_mem: int, stream, args) -> None:
+    """Launch a cuda.core Kernel on the cuda.core Stream ``stream`` with arguments as raw
+    kernels give them: ints for pointers, NumPy scalars by value. cuda.core packs them in
+    compiled code, faster than building ctypes objects per call (measured on the H100: 4.5
+    against 7.6 us for four arguments)."""
+    global _core_launch
+    if _core_launch is None:
+        from cuda.core import launch as _core_launch
+    config = _configs.get((grid, block, shared_mem))
+    if config is None:
+        from cuda.core import LaunchConfig
+
+        config = _configs[(grid, block, shared_mem)] = LaunchConfig(
+            grid=grid, block=block, shmem_size=shared_mem)
+    try:
+        _core_launch(stream, config, kernel, *args)
+    except (TypeError, ValueError):
+        raise
+    except Exception as e:
+        raise _translate(e, "kernel launch") from e
 
 
 def synchronize() -> None:

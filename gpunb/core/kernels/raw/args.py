@@ -99,8 +99,8 @@ def _scalar(value, dtype: np.dtype, where: str):
     elif isinstance(value, np.generic):
         ok = np.can_cast(value.dtype, dtype, "same_kind")
         if ok and dtype.kind in "iu" and value.dtype.kind in "iub":
-            info = np.iinfo(dtype)     # NumPy wraps integer scalars silently: check the range
-            if not info.min <= int(value) <= info.max:
+            lo, hi = _INT_RANGES[dtype.name]   # NumPy wraps integer scalars silently: check the range
+            if not lo <= int(value) <= hi:
                 raise KernelArgumentError(f"{where}: {_describe(value)} does not fit in {dtype}")
     else:
         raise KernelArgumentError(f"{where} is a {dtype} scalar, but got {_describe(value)}")

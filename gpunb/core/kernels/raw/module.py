@@ -9,7 +9,6 @@ scalar type); the kernel is loaded by the one loader and launched by the one exe
 
 from __future__ import annotations
 
-import ctypes
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +21,7 @@ from ...build.cubin import KernelInfo, read_kernels
 from ...build.signature import Param, demangled_base, signature
 from ...runtime import driver  # imports no CUDA module until a function in it is called
 from .. import loader
-from ..execute import Step, execute
+from ..execute import launch_args
 from .args import prepare_args
 
 _checked_dims = memo.table("raw.launch_dims")   # grid/block values already validated
@@ -223,8 +222,7 @@ class RawKernel:
         self.module = module
         self.name = name
         self._resolved: dict[str, tuple] = {}
-        self._launchable: dict = {}   # device context -> (CUfunction, info, params)
-        self._steps: dict = {}        # (CUfunction, grid, block, shared bytes, arity) -> Step
+        self._launchable: dict = {}   # device context -> (cuda.core Kernel, info, params)
 
     code = property(lambda self: self.module.code)
     options = property(lambda self: self.module.options)
@@ -283,35 +281,17 @@ class RawKernel:
         ready = self._launchable.get(ctx)
         if ready is None:
             symbol, info, params = self._resolve(ctx.arch)
-            kernel = loader.kernel(self.module.entry(ctx.arch), symbol)
-            ready = self._launchable[ctx] = (loader.function(kernel), info, params)
-        function, info, params = ready
+            ready = self._launchable[ctx] = (loader.kernel(self.module.entry(ctx.arch), symbol),
+                                             info, params)
+        kernel, info, params = ready
         converted, producers = prepare_args(self.name, info, params, args)
         if stream is None and driver._current.stream is None:
-            handle = ctx.default_handle
+            s = ctx.default_stream
             # Arrays made on a default stream need no wait before a launch on the default stream.
             if producers and not all(p in driver.DEFAULT_HANDLES for p in producers):
-                driver.wait_for_producers(ctx.default_stream, producers)
+                driver.wait_for_producers(s, producers)
         else:
             s = driver.as_stream(stream)
-            handle = int(s.handle)
             if producers:
                 driver.wait_for_producers(s, producers)
-        values = [ctypes.c_void_p(a) if a.__class__ is int else _by_value(a) for a in converted]
-        key = (function, grid, block, shared_mem, len(values))
-        step = self._steps.get(key)
-        if step is None:
-            if len(self._steps) >= 64:
-                self._steps.clear()
-            step = self._steps[key] = Step(function, grid, block, tuple(range(len(values))),
-                                           int(shared_mem))
-        execute((step,), values, stream=handle)
-
-
-_BYTES = {n: ctypes.c_char * n for n in (1, 2, 4, 8, 16)}
-
-
-def _by_value(value):
-    """A by-value parameter (a NumPy scalar of the parameter's type and size) as the bytes
-    the driver copies into the kernel's parameter space."""
-    return _BYTES[value.itemsize].from_buffer_copy(value)
+        launch_args(kernel, grid, block, int(shared_mem), s, converted)
