@@ -54,8 +54,9 @@ def as_shape(shape):
 def new_shape(shape):
     """The shape of a new array: :func:`as_shape`, with NumPy's error for a negative extent."""
     shape = as_shape(shape)
-    if any(s < 0 for s in shape):
-        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    for s in shape:
+        if s < 0:
+            raise ValueError(f"negative dimensions are not allowed: {shape}")
     return shape
 
 
