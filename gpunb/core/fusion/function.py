@@ -253,16 +253,16 @@ class Fused:
         for r in results:
             if not isinstance(r, Proxy) or r._trace is not trace:
                 raise cannot(f"a function returning {type(r).__name__}",
-                              "a fused function must return traced values (results of operations "
-                              "on its arguments) or a tuple of them")
+                             "a fused function must return traced values (results of operations "
+                             "on its arguments) or a tuple of them")
             if r._reduction is not None:
                 if len(results) > 1:
                     raise cannot("a reduction among several outputs",
-                                  "a fused reduction must be the function's only output")
+                                 "a fused reduction must be the function's only output")
                 reduction = r._reduction
         if len({r.ndim for r in results}) > 1:
             raise cannot("a tuple of outputs of different ndim",
-                          "the outputs of one fused kernel share one broadcast shape")
+                         "the outputs of one fused kernel share one broadcast shape")
         # drop operands the outputs never read, renumbering Args
         outputs_nodes = [reduction["value"]] if reduction else [r._node for r in results]
         used = set()
@@ -428,7 +428,7 @@ def _check_output_shapes(t, values, is_array, shape) -> None:
         own = layout.broadcast_shapes(*shapes) if shapes else ()
         if own != shape:
             raise cannot(f"output {j} of shape {own} beside outputs of shape {shape}",
-                          "the outputs of one fused kernel share one broadcast shape")
+                         "the outputs of one fused kernel share one broadcast shape")
 
 
 def fuse(*args, kernel_name=None):

@@ -100,7 +100,7 @@ class Proxy:
     @property
     def shape(self):
         raise cannot("x.shape", "a fused function is traced once per dtype and ndim, not per "
-                      "shape, so the shape is not known while tracing (use x.ndim)")
+                     "shape, so the shape is not known while tracing (use x.ndim)")
 
     @property
     def size(self):
@@ -147,9 +147,9 @@ class Proxy:
         # gpunb functions other than ufuncs/where/clip (gpunb.sum, gpunb.expand_dims...) ask
         # for this to read a GPU array: say why a traced value cannot be one.
         raise cannot("this gpunb function on a traced value", "inside @fuse use ufuncs, "
-                      "where, clip, astype, the methods x.sum()/x.max()/x.mean()... for a "
-                      "trailing reduction and x[:, None] / x.reshape(...) / "
-                      "numpy.expand_dims(x, axis) for broadcasting views")
+                     "where, clip, astype, the methods x.sum()/x.max()/x.mean()... for a "
+                     "trailing reduction and x[:, None] / x.reshape(...) / "
+                     "numpy.expand_dims(x, axis) for broadcasting views")
 
     # -- views (input arrays only)
     def _view(self, step, ndim, what):
@@ -157,8 +157,8 @@ class Proxy:
             raise cannot(f"{what} of a reduction's result", "a reduction must be the last step")
         if self._source is None:
             raise cannot(f"{what} of a computed value",
-                          "views (newaxis, reshape, expand_dims) are supported on input arrays "
-                          "only; apply them to the inputs before computing")
+                         "views (newaxis, reshape, expand_dims) are supported on input arrays "
+                         "only; apply them to the inputs before computing")
         arg, steps = self._source
         steps = steps + (step,)
         i = self._trace.operand(arg, steps, self.dtype)
@@ -172,7 +172,7 @@ class Proxy:
             if isinstance(it, (bool, np.bool_)) or not isinstance(it, (int, np.integer)):
                 what = "a traced value" if isinstance(it, Proxy) else type(it).__name__
                 raise cannot(f"indexing with {what}",
-                              "only newaxis/None, ..., slices and integers (basic views of inputs)")
+                             "only newaxis/None, ..., slices and integers (basic views of inputs)")
         if sum(it is Ellipsis for it in items) > 1:
             raise IndexError("an index can only have a single ellipsis ('...')")
         consumed = sum(not (it is None or it is Ellipsis) for it in items)
@@ -308,8 +308,8 @@ _reductions()
 def _check_live(p: Proxy, what: str) -> None:
     if p._reduction is not None:
         raise cannot(f"{what} after a reduction ({p._reduction['func']})",
-                      "only a single trailing reduction on the returned value can be fused; "
-                      "no elementwise operation may follow it")
+                     "only a single trailing reduction on the returned value can be fused; "
+                     "no elementwise operation may follow it")
 
 
 def _trace_of(args):
@@ -335,8 +335,8 @@ def _classify(value, what: str):
     if isinstance(value, numbers.Number):
         raise cannot(f"a constant of type {type(value).__name__} in {what}")
     raise cannot(f"{what} with an argument of type {type(value).__name__}",
-                  "inside @fuse, constants must be Python or NumPy scalars and arrays must be "
-                  "arguments of the fused function")
+                 "inside @fuse, constants must be Python or NumPy scalars and arrays must be "
+                 "arguments of the fused function")
 
 
 def _const(value, dtype) -> ir.Node:
