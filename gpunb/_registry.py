@@ -70,10 +70,33 @@ def _meth(name, target):
     _TABLE.append(Entry(name, target, "method", method=name))
 
 
+def _type(name):
+    """A scalar type name: NumPy's own object (``gpunb.float32 is numpy.float32``)."""
+    _TABLE.append(Entry(name, f"_types.names:{name}", "type"))
+
+
 def _obj(name, target, kind="object"):
     """A name of gpunb's own (classes, the runtime, the cache, the kernel tools)."""
     _TABLE.append(Entry(name, target, kind))
 
+
+# -- data types (gpunb/_types) --------------------------------------------------------------------
+for _t in ("bool_", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+           "uint64", "float16", "float32", "float64", "complex64", "complex128",
+           # NumPy 2's aliases of those, and the abstract types issubdtype tests against
+           "byte", "ubyte", "short", "ushort", "intc", "uintc", "int_", "uint", "long", "ulong",
+           "longlong", "ulonglong", "intp", "uintp", "half", "single", "double", "csingle",
+           "cdouble", "generic", "number", "integer", "signedinteger", "unsignedinteger",
+           "inexact", "floating", "complexfloating"):
+    _type(_t)
+_obj("dtype", "_types.routines:dtype", "class")
+_obj("finfo", "_types.routines:finfo", "class")
+_obj("iinfo", "_types.routines:iinfo", "class")
+_fn("result_type", "_types.routines")
+_fn("can_cast", "_types.routines")
+_fn("promote_types", "_types.routines", numpy=False)
+_fn("issubdtype", "_types.routines", numpy=False)
+_fn("isscalar", "_types.routines", numpy=False)
 
 # -- array creation (gpunb/_creation) -----------------------------------------------------------
 _fn("empty", "_creation.basic")
@@ -107,6 +130,27 @@ _fn("moveaxis", "_manipulation.transpose")
 _fn("squeeze", "_manipulation.dims", fuse="method")
 _fn("expand_dims", "_manipulation.dims", fuse="method")
 _fn("broadcast_to", "_manipulation.dims")
+_fn("broadcast_arrays", "_manipulation.dims")
+_fn("broadcast_shapes", "_manipulation.dims")
+_fn("atleast_1d", "_manipulation.dims")
+_fn("atleast_2d", "_manipulation.dims")
+_fn("atleast_3d", "_manipulation.dims")
+_fn("concatenate", "_manipulation.joining")
+_fn("stack", "_manipulation.joining")
+_fn("vstack", "_manipulation.joining")
+_fn("hstack", "_manipulation.joining")
+_fn("dstack", "_manipulation.joining")
+_fn("column_stack", "_manipulation.joining")
+_fn("append", "_manipulation.joining")
+_fn("split", "_manipulation.joining")
+_fn("array_split", "_manipulation.joining")
+_fn("hsplit", "_manipulation.joining")
+_fn("vsplit", "_manipulation.joining")
+_fn("dsplit", "_manipulation.joining")
+_fn("flip", "_manipulation.rearrange")
+_fn("fliplr", "_manipulation.rearrange")
+_fn("flipud", "_manipulation.rearrange")
+_fn("roll", "_manipulation.rearrange")
 
 # -- indexing (gpunb/_indexing) -------------------------------------------------------------------
 _meth("__getitem__", "_indexing.basic:getitem")
@@ -195,10 +239,21 @@ _fn("prod", "_math.sumprod", method="prod", fuse="method")
 _fn("nansum", "_math.sumprod")
 _fn("nanprod", "_math.sumprod")
 _fn("clip", "_math.misc", method="clip", fuse="inline")
+_fn("real", "_math.complex")
+_fn("imag", "_math.complex")
+_fn("angle", "_math.complex")
 
 # -- logic (gpunb/_logic) -------------------------------------------------------------------------
 _fn("any", "_logic.truth", method="any", fuse="method")
 _fn("all", "_logic.truth", method="all", fuse="method")
+_fn("isclose", "_logic.comparison")
+_fn("allclose", "_logic.comparison")
+_fn("array_equal", "_logic.comparison")
+_fn("array_equiv", "_logic.comparison")
+_fn("iscomplexobj", "_logic.types")
+_fn("isrealobj", "_logic.types")
+_fn("iscomplex", "_logic.types")
+_fn("isreal", "_logic.types")
 
 # -- sorting, searching, counting (gpunb/_sorting) ------------------------------------------------
 _fn("argmax", "_sorting.search", method="argmax")
@@ -213,6 +268,7 @@ _fn("max", "_statistics.order", fuse="method")
 _fn("min", "_statistics.order", fuse="method")
 _fn("nanmax", "_statistics.order")
 _fn("nanmin", "_statistics.order")
+_fn("ptp", "_statistics.order", method="ptp")
 _fn("mean", "_statistics.meanvar", method="mean", fuse="method")
 _fn("var", "_statistics.meanvar", method="var")
 _fn("std", "_statistics.meanvar", method="std")

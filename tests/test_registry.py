@@ -38,6 +38,8 @@ def test_every_entry_resolves_to_what_it_says(name):
     if e.kind == "ufunc":
         assert isinstance(obj, ufunc) and obj is impl
         assert e.numpy == name and callable(getattr(np, name))
+    elif e.kind == "type":         # NumPy's scalar types themselves, as in CuPy
+        assert obj is getattr(np, name)
     elif e.kind == "class":
         assert inspect.isclass(obj) and obj.__name__ == name
     elif e.kind == "module":
@@ -101,6 +103,27 @@ def test_numpy_functions_dispatch_to_gpunb_or_raise_naming_the_function():
         np.sort(a)
     with pytest.raises(TypeError, match="numpy.linalg.norm is not supported"):
         np.linalg.norm(a)
+
+
+def test_dtype_routines_read_gpu_arrays_by_their_dtype():
+    a = fake(dtype="float32")
+    assert gp.result_type(a, 1.0) == np.float32 and np.result_type(a, 1.0) == np.float32
+    assert gp.result_type(a, np.float64(1)) == np.float64        # a NumPy scalar is strong
+    assert gp.result_type(a, fake(dtype="int32")) == np.float64
+    assert gp.can_cast(a, np.float64) and not np.can_cast(a, np.int32)
+    assert gp.can_cast(a, "float16", "same_kind") and not gp.can_cast(a, "float16")
+    assert gp.issubdtype(a.dtype, gp.floating) and not gp.isscalar(a) and gp.isscalar(1.0)
+    assert gp.promote_types("int8", "uint8") == np.int16
+    assert gp.finfo(gp.float32).eps == np.finfo(np.float32).eps and gp.iinfo(gp.int8).max == 127
+    assert gp.dtype("f4") == gp.float32 and gp.bool is np.bool_ and gp.intp is np.intp
+    for name in ("bool_", "int8", "uint64", "float16", "complex128", "half", "double"):
+        assert np.dtype(getattr(gp, name)) in gpunb_dtypes()
+
+
+def gpunb_dtypes():
+    from gpunb.core.dtypes import SUPPORTED
+
+    return SUPPORTED
 
 
 def test_numpy_ufuncs_dispatch_by_name():

@@ -1,5 +1,5 @@
 """Order statistics: ``amax``/``max``, ``amin``/``min``, ``nanmax``, ``nanmin`` (the
-reduction family)."""
+reduction family) and ``ptp``."""
 
 from __future__ import annotations
 
@@ -24,6 +24,13 @@ def nanmax(a, axis=None, out=None, keepdims=False):
 def nanmin(a, axis=None, out=None, keepdims=False):
     """Minimum ignoring NaN (numpy.nanmin); an all-NaN slice gives NaN (NumPy also warns)."""
     return reduce("nanmin", a, axis, None, out, keepdims)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """The range of values, maximum minus minimum, over the given axes (numpy.ptp)."""
+    from .._math.ufuncs import UFUNCS
+
+    return UFUNCS["subtract"](amax(a, axis, None, keepdims), amin(a, axis, None, keepdims), out=out)
 
 
 max = amax  # noqa: A001 - NumPy 2's names

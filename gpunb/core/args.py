@@ -95,10 +95,11 @@ def axis(value, ndim: int, argname: str | None = None) -> int:
     return layout.normalize_axis(value, ndim, argname)
 
 
-def axis_list(value, ndim: int, argname: str | None = None) -> tuple[int, ...]:
+def axis_list(value, ndim: int, argname: str | None = None,
+              allow_duplicate: bool = False) -> tuple[int, ...]:
     """An int or a sequence of ints naming axes (``moveaxis``'s ``source``): NumPy's
     ``normalize_axis_tuple``, with ``argname`` in its messages."""
-    return normalize_axis_tuple(value, ndim, argname)
+    return normalize_axis_tuple(value, ndim, argname, allow_duplicate)
 
 
 def out(value, nout: int, name: str) -> tuple | None:

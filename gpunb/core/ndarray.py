@@ -270,6 +270,36 @@ class ndarray:
 
     T = property(lambda self: self.transpose())
 
+    def _part(self):
+        return np.dtype(np.float32 if self._dtype == np.complex64 else np.float64)
+
+    @property
+    def real(self) -> "ndarray":
+        """The real part: a view (of the array itself when it is not complex)."""
+        if self._dtype.kind != "c":
+            return self._derive(self._shape, self._strides)
+        return self._derive(self._shape, self._strides, 0, self._part())
+
+    @real.setter
+    def real(self, value) -> None:
+        self.real[...] = value
+
+    @property
+    def imag(self) -> "ndarray":
+        """The imaginary part: a view of a complex array; zeros (a new array) otherwise."""
+        if self._dtype.kind != "c":
+            zeros = ndarray._empty(self._shape, self._dtype)
+            memory.fill_bytes(zeros._data.ptr, 0, zeros.nbytes)
+            return zeros
+        part = self._part()
+        return self._derive(self._shape, self._strides, part.itemsize, part)
+
+    @imag.setter
+    def imag(self, value) -> None:
+        if self._dtype.kind != "c":
+            raise TypeError("array does not have imaginary part to set")
+        self.imag[...] = value
+
     def swapaxes(self, axis1, axis2) -> "ndarray":
         return self._derive(*layout.swapaxes(self._shape, self._strides, axis1, axis2))
 

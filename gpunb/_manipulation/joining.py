@@ -1,0 +1,187 @@
+"""Joining and splitting arrays: ``concatenate``, ``stack``, ``vstack``, ``hstack``, ``dstack``,
+``column_stack``, ``append``; ``split``, ``array_split``, ``hsplit``, ``vsplit``, ``dsplit``.
+
+Joining writes each input into its slice of one new array (one copy kernel each, at copy
+bandwidth when the slice is contiguous); splitting returns views. NumPy's rules, dtypes and
+error messages.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..core import args
+from ..core.ndarray import ndarray
+from .dims import atleast_1d, atleast_2d, atleast_3d, expand_dims
+
+
+def _arrays(seq, func: str) -> list[ndarray]:
+    if isinstance(seq, ndarray):           # NumPy iterates an array's first axis
+        seq = list(seq)
+    return [args.array(a, func) for a in seq]
+
+
+def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """The arrays joined along an existing axis (numpy.concatenate); ``axis=None`` joins them
+    flattened. The result dtype is NumPy's ``result_type`` of the inputs unless ``dtype`` or
+    ``out`` says otherwise, each input cast under ``casting``."""
+    xs = _arrays(arrays, "concatenate")
+    if not xs:
+        raise ValueError("need at least one array to concatenate")
+    if out is not None and dtype is not None:
+        raise TypeError("concatenate() only takes `out` or `dtype` as an argument, but both "
+                        "were provided.")
+    if axis is None:
+        xs = [x.ravel() for x in xs]
+        axis = 0
+    nd = xs[0].ndim
+    if nd == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    for i, x in enumerate(xs[1:], 1):
+        if x.ndim != nd:
+            raise ValueError("all the input arrays must have same number of dimensions, but the "
+                             f"array at index 0 has {nd} dimension(s) and the array at index {i} "
+                             f"has {x.ndim} dimension(s)")
+    axis = args.axis(axis, nd)
+    shape = list(xs[0].shape)
+    for i, x in enumerate(xs[1:], 1):
+        for d in range(nd):
+            if d != axis and x.shape[d] != shape[d]:
+                raise ValueError("all the input array dimensions except for the concatenation "
+                                 f"axis must match exactly, but along dimension {d}, the array at "
+                                 f"index 0 has size {shape[d]} and the array at index {i} has "
+                                 f"size {x.shape[d]}")
+        shape[axis] += x.shape[axis]
+    shape = tuple(shape)
+    out = args.out_array(out, "concatenate")
+    if out is not None:
+        if out.ndim != nd:
+            raise ValueError("Output array has wrong dimensionality")
+        if out.shape != shape:
+            raise ValueError("Output array is the wrong shape")
+        dt = out.dtype
+    else:
+        dt = args.dtype(dtype) if dtype is not None else args.dtype(np.result_type(*[x.dtype for x in xs]))
+    for x in xs:
+        if not np.can_cast(x.dtype, dt, casting):
+            raise TypeError(f"Cannot cast array data from {x.dtype!r} to {dt!r} according to "
+                            f"the rule {casting!r}")
+    result = out if out is not None else ndarray(shape, dt)
+    start = 0
+    for x in xs:
+        n = x.shape[axis]
+        if x.size:
+            index = (slice(None),) * axis + (slice(start, start + n),)
+            result[index] = x
+        start += n
+    return result
+
+
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """The arrays joined along a new axis (numpy.stack): all of one shape."""
+    xs = _arrays(arrays, "stack")
+    if not xs:
+        raise ValueError("need at least one array to stack")
+    if any(x.shape != xs[0].shape for x in xs[1:]):
+        raise ValueError("all input arrays must have the same shape")
+    axis = args.axis(axis, xs[0].ndim + 1)
+    return concatenate([expand_dims(x, axis) for x in xs], axis=axis, out=out, dtype=dtype,
+                       casting=casting)
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    """The arrays stacked vertically, 1-d ones as rows (numpy.vstack)."""
+    return concatenate(_tuple(atleast_2d(*_arrays(tup, "vstack"))), axis=0, dtype=dtype,
+                       casting=casting)
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    """The arrays stacked horizontally: along the second axis, or the first for 1-d ones
+    (numpy.hstack)."""
+    xs = _tuple(atleast_1d(*_arrays(tup, "hstack")))
+    axis = 0 if xs and xs[0].ndim == 1 else 1
+    return concatenate(xs, axis=axis, dtype=dtype, casting=casting)
+
+
+def dstack(tup):
+    """The arrays stacked along the third axis (numpy.dstack)."""
+    return concatenate(_tuple(atleast_3d(*_arrays(tup, "dstack"))), axis=2)
+
+
+def column_stack(tup):
+    """1-d arrays as the columns of a 2-d array, 2-d arrays as they are (numpy.column_stack)."""
+    xs = [x.reshape(-1, 1) if x.ndim < 2 else x for x in _arrays(tup, "column_stack")]
+    return concatenate(xs, axis=1)
+
+
+def append(arr, values, axis=None):
+    """``values`` appended to ``arr``: flattened with ``axis=None`` (numpy.append)."""
+    arr, values = args.array(arr, "append"), args.array(values, "append")
+    if axis is None:
+        return concatenate((arr.ravel(), values.ravel()), axis=0)
+    return concatenate((arr, values), axis=axis)
+
+
+def _tuple(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Views of ``ary`` split into sections (unequal ones allowed: the first get one more
+    element) or at the given indices (numpy.array_split)."""
+    x = args.array(ary, "array_split")
+    axis = args.axis(axis, x.ndim)
+    n = x.shape[axis]
+    try:
+        sections = operator.index(indices_or_sections)
+    except TypeError:
+        bounds = [0, *(int(i) for i in indices_or_sections), n]
+    else:
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        each, extras = divmod(n, sections)
+        sizes = [0] + extras * [each + 1] + (sections - extras) * [each]
+        bounds = list(np.cumsum(sizes).tolist())
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        index = (slice(None),) * axis + (slice(lo, hi),)
+        out.append(x[index])
+    return out
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Views of ``ary`` split into equal sections or at the given indices (numpy.split)."""
+    x = args.array(ary, "split")
+    try:
+        sections = operator.index(indices_or_sections)
+    except TypeError:
+        return array_split(x, indices_or_sections, axis)
+    if sections > 0 and x.shape[args.axis(axis, x.ndim)] % sections:
+        raise ValueError("array split does not result in an equal division")
+    return array_split(x, sections, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    """Split along the second axis, the first for 1-d arrays (numpy.hsplit)."""
+    x = args.array(ary, "hsplit")
+    if x.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(x, indices_or_sections, 1 if x.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    """Split along the first axis (numpy.vsplit): 2 or more dimensions."""
+    x = args.array(ary, "vsplit")
+    if x.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(x, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    """Split along the third axis (numpy.dsplit): 3 or more dimensions."""
+    x = args.array(ary, "dsplit")
+    if x.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(x, indices_or_sections, 2)
