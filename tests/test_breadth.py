@@ -130,8 +130,8 @@ def test_concatenate_casts_views_and_out():
     ga, gb = gp.asarray(a), gp.asarray(b)
     same(gp.concatenate([ga, gb]), np.concatenate([a, b]))                   # float64
     same(gp.concatenate([ga, gb], dtype="float32"), np.concatenate([a, b], dtype="float32"))
-    same(gp.concatenate([ga[::-1, ::2], gb.T[:3]], axis=1),
-         np.concatenate([a[::-1, ::2], b.T[:3]], axis=1))                   # strided views
+    same(gp.concatenate([ga[::-1, ::2], gb.T[:3].T], axis=1),
+         np.concatenate([a[::-1, ::2], b.T[:3].T], axis=1))                 # strided views
     out = gp.empty((10, 6), "float64")
     assert gp.concatenate([ga, gb], out=out) is out
     same(out, np.concatenate([a, b]).astype("float64"))
