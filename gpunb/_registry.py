@@ -89,6 +89,7 @@ for _t in ("bool_", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16"
            "cdouble", "generic", "number", "integer", "signedinteger", "unsignedinteger",
            "inexact", "floating", "complexfloating"):
     _type(_t)
+del _t
 _obj("dtype", "_types.routines:dtype", "class")
 _obj("finfo", "_types.routines:finfo", "class")
 _obj("iinfo", "_types.routines:iinfo", "class")

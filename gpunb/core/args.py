@@ -79,11 +79,6 @@ def dtype(value, default=None) -> np.dtype | None:
     return dtypes.check(value)
 
 
-def shape(value) -> tuple[int, ...]:
-    """A new array's shape: an int or a sequence of ints, none negative."""
-    return layout.new_shape(value)
-
-
 def axes(axis, ndim: int) -> tuple[int, ...]:
     """``axis`` of a reduction (None: all, an int, or a tuple of ints) as a tuple of
     non-negative axes: NumPy's AxisError, and its errors for duplicates and non-integers."""

@@ -20,11 +20,6 @@ def table(name: str, factory=dict):
     return t
 
 
-def register(name: str, clear) -> None:
-    """Register a memo kept elsewhere (an ``lru_cache``'s ``cache_clear``) under ``name``."""
-    _clearers[name] = clear
-
-
 def names() -> list[str]:
     return sorted(_clearers)
 
