@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 
 
 def _progress_printer(stream=sys.stderr):
@@ -28,6 +29,35 @@ def _progress_printer(stream=sys.stderr):
     return on_event
 
 
+def _count(minimum: int):
+    """argparse type: an int of at least ``minimum`` (as the %gpucache magic checks)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    parse.__name__ = "count"
+    return parse
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    # a CacheWarning is addressed to the user: one "gpunb: warning:" line, no source location
+    from .core.errors import CacheWarning
+
+    if issubclass(category, CacheWarning):
+        text = str(message).removeprefix("gpunb kernel cache: ")
+        print(f"gpunb: warning: kernel cache: {text}", file=file or sys.stderr)
+    else:
+        _default_show_warning(message, category, filename, lineno, file, line)
+
+
+_default_show_warning = warnings.showwarning
+
+
 def _cmd_info(args) -> int:
     from . import report
 
@@ -43,7 +73,14 @@ def _cmd_cache(args) -> int:
     cache = kernel_cache()
     if args.cache_cmd == "status":
         stats = cache.stats()
-        print(json.dumps(stats, indent=2) if args.json else report.status_text(stats))
+        text = report.status_text(stats)
+        if stats.get("swept"):
+            text += (f"\n  crash leftovers: removed {stats['swept']} temp files of writers that "
+                     f"died ({report.format_bytes(stats['swept_bytes'])})")
+        if stats.get("orphans"):
+            text += (f"\n  crash leftovers: {stats['orphans']} temp files of writers that died "
+                     f"({report.format_bytes(stats['orphan_bytes'])}; `cache clear` removes them)")
+        print(json.dumps(stats, indent=2) if args.json else text)
     elif args.cache_cmd == "list":
         rows = report.sort_entries(cache.entries(), args.sort, args.limit)
         if args.json:
@@ -109,12 +146,13 @@ def build_parser() -> argparse.ArgumentParser:
         c.set_defaults(func=_cmd_cache)
         if name == "list":
             c.add_argument("--sort", default="last_used", choices=SORT_FIELDS)
-            c.add_argument("--limit", type=int, default=None)
+            c.add_argument("--limit", type=_count(0), default=None, metavar="N")
             c.add_argument("--source", action="store_true", help="include sources in --json output")
         if name == "warm":
             c.add_argument("files", nargs="*", help="CUDA C++ files of your own to precompile")
             c.add_argument("--arch", help="target architecture (default: the current GPU's)")
-            c.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
+            c.add_argument("--jobs", type=_count(1), default=None, metavar="N",
+                           help="worker processes (default: CPU count)")
             c.add_argument("--opt", action="append", default=[], help="an NVRTC option for FILES")
             c.add_argument("--no-standard", action="store_true", help="only FILES, not the standard set")
     return p
@@ -125,7 +163,9 @@ def main(argv=None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return args.func(args)
     except GPUUnavailableError as e:
         print(f"gpunb: {e}", file=sys.stderr)
         if getattr(args, "cache_cmd", None) == "warm":

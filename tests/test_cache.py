@@ -47,7 +47,7 @@ def key_of(source, options=(), arch=ARCH, name_expressions=(), headers=None) -> 
 
 
 def entry_path(directory: Path, key: str) -> Path:
-    """Where FileStreamProgramCache keeps the entry of ``key``: entries/<2 hex>/<62 hex>."""
+    """Where the store keeps the entry of ``key``: entries/<2 hex>/<62 hex>."""
     h = hashlib.sha256(key.encode()).hexdigest()
     return Path(directory) / "entries" / h[:2] / h[2:]
 
@@ -482,12 +482,12 @@ def test_file_size_limit_degrades_to_memory_with_one_warning(cache_dir):
 
 
 def test_no_space_left_degrades_to_memory_with_one_warning(cache_dir, monkeypatch):
-    from cuda.core.utils import FileStreamProgramCache
+    from gpunb.core.runtime.store import Store
 
     def full(self, key, value):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(FileStreamProgramCache, "__setitem__", full)
+    monkeypatch.setattr(Store, "put", full)
     c = KernelCache(cache_dir)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -508,13 +508,13 @@ def test_no_space_left_degrades_to_memory_with_one_warning(cache_dir, monkeypatc
 def test_unreadable_entries_warn_once(cache_dir, monkeypatch):
     # Every read fails (an I/O error on a dying disk, say): each compile still works, and the
     # user hears about it once, not once per kernel.
-    from cuda.core.utils import FileStreamProgramCache
+    from gpunb.core.runtime.store import Store
 
     def broken(self, key):
         raise OSError(errno.EIO, "Input/output error")
 
     c = KernelCache(cache_dir)
-    monkeypatch.setattr(FileStreamProgramCache, "__getitem__", broken)
+    monkeypatch.setattr(Store, "get", broken)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         built = [compile_cached(kernel(f"eio_{i}"), arch=ARCH, cache=c) for i in range(3)]

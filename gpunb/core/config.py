@@ -15,6 +15,7 @@ DEFAULT_MAX_BYTES = 2 * 1024**3
 DEFAULT_SLOW_COMPILE_SECONDS = 2.0
 DEFAULT_STD = "c++17"
 _OFF_WORDS = {"off", "never", "none", "no", "false"}
+_ON_WORDS = {"1", "on", "yes", "true"}
 
 
 def _default_cache_dir() -> Path:
@@ -52,14 +53,23 @@ class Config:
     slow_compile_seconds : float or None
         Compiling that runs longer than this prints one warning (``GPUNB_SLOW_COMPILE_SECONDS``,
         default 2). ``None`` (``off``, or ``0``) silences it.
+    cache_shared : bool
+        ``GPUNB_CACHE_SHARED=1``: load entries from a cache directory (and entries) owned by
+        other users or writable by the group, a deliberately shared team cache. Off by
+        default: then a directory or entry that another user owns or can write is never
+        loaded from, since whoever can write it can make this process run their code.
     """
 
     cache_dir: Path
     cache_max_bytes: int = DEFAULT_MAX_BYTES
     slow_compile_seconds: float | None = DEFAULT_SLOW_COMPILE_SECONDS
+    cache_shared: bool = False
 
     def __post_init__(self):
-        object.__setattr__(self, "cache_dir", Path(self.cache_dir).expanduser())
+        # absolute once, here: a later chdir (a notebook's %cd) must not move the cache
+        object.__setattr__(self, "cache_dir", Path(self.cache_dir).expanduser().absolute())
+        if not isinstance(self.cache_shared, bool):
+            raise ValueError(f"cache_shared must be a bool, got {self.cache_shared!r}")
         if not isinstance(self.cache_max_bytes, int) or self.cache_max_bytes <= 0:
             raise ValueError(f"cache_max_bytes must be a positive int, got {self.cache_max_bytes!r}")
         s = self.slow_compile_seconds
@@ -92,4 +102,12 @@ class Config:
                     slow = None
                 elif slow < 0:
                     raise ValueError(f"GPUNB_SLOW_COMPILE_SECONDS={text!r} must not be negative")
-        return cls(Path(cache_dir), max_bytes, slow)
+        shared = False
+        text = env.get("GPUNB_CACHE_SHARED")
+        if text:
+            word = text.strip().lower()
+            if word not in _ON_WORDS | _OFF_WORDS | {"0"}:
+                raise ValueError(f"GPUNB_CACHE_SHARED={text!r}: use 1 (a deliberately shared "
+                                 "cache directory) or 0")
+            shared = word in _ON_WORDS
+        return cls(Path(cache_dir), max_bytes, slow, shared)

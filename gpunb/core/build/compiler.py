@@ -16,6 +16,11 @@ from ..errors import CompileError
 _ARCH_RE = re.compile(r"^(?:sm_|compute_)?(\d)(\d+)([af]?)$")
 _ARCH_OPTS = ("-arch=", "--gpu-architecture=", "-arch", "--gpu-architecture")
 _STD_OPTS = ("-std=", "--std=", "-std", "--std")
+# NVRTC options whose value may be the next list item: alone at the end, they would take the
+# --gpu-architecture gpunb appends as their value
+_VALUE_OPTS = frozenset({"-I", "--include-path", "-D", "--define-macro", "-U", "--undefine-macro",
+                         "--pre-include", "-include", "-arch", "--gpu-architecture", "-std",
+                         "--std"})
 
 
 def normalize_arch(arch) -> str:
@@ -60,7 +65,33 @@ def check_options(options) -> tuple[str, ...]:
     for o in options:
         if not isinstance(o, str):
             raise TypeError(f"every option must be a str, got {o!r} ({type(o).__name__})")
+    if options and options[-1] in _VALUE_OPTS:
+        raise ValueError(f"option {options[-1]!r} needs a value after it "
+                         f"(for example {options[-1]!r}, 'VALUE' or {options[-1] + '=VALUE'!r})")
     return options
+
+
+def check_name_expressions(name_expressions) -> tuple[str, ...]:
+    """``name_expressions`` as a tuple of str; TypeError naming the argument otherwise."""
+    if isinstance(name_expressions, (str, bytes)):
+        raise TypeError("name_expressions must be a sequence of strings such as ['add<float>'], "
+                        f"not one string: {name_expressions!r}")
+    try:
+        exprs = tuple(name_expressions)
+    except TypeError:
+        raise TypeError("name_expressions must be a sequence of strings, got "
+                        f"{type(name_expressions).__name__}") from None
+    for e in exprs:
+        if not isinstance(e, str):
+            raise TypeError(f"every name expression must be a str such as 'add<float>', got {e!r} "
+                            f"({type(e).__name__})")
+    return exprs
+
+
+def named_arch(options) -> str | None:
+    """The architecture an ``-arch=``/``--gpu-architecture`` option names, normalized, or None."""
+    named, _ = _split_option(check_options(options), _ARCH_OPTS)
+    return None if named is None else normalize_arch(named)
 
 
 def nvrtc_options(options, arch) -> tuple[list[str], str]:
@@ -106,11 +137,12 @@ def compile_program(source: str, options=(), arch=None, *, name: str = "kernel.c
     if not isinstance(source, str):
         raise TypeError(f"source must be a str of CUDA C++, got {type(source).__name__}")
     final, arch = nvrtc_options(options, arch)
+    name_expressions = check_name_expressions(name_expressions)
     from ..runtime import nvrtc
 
     start = time.perf_counter()
-    out = nvrtc.compile_program(source, name, final, dict(headers or {}), list(name_expressions),
-                                want_ptx=want_ptx)
+    out = nvrtc.compile_program(source, name, final, dict(headers or {}),
+                                list(name_expressions), want_ptx=want_ptx)
     seconds = time.perf_counter() - start
     if not out.ok:
         raise CompileError(out.log, final, source, name, line_offset)

@@ -9,6 +9,8 @@ Anything else is "opaque": checked by size only.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from dataclasses import dataclass
 
@@ -105,17 +107,30 @@ _ATTR_RE = re.compile(r"\b(?:__launch_bounds__|__maxnreg__|__cluster_dims__)\s*\
 
 
 def _strip_attributes(src: str) -> str:
-    """Remove ``__launch_bounds__(...)`` and kin, which sit between ``__global__`` and the name."""
-    while (m := _ATTR_RE.search(src)) is not None:
+    """Remove ``__launch_bounds__(...)`` and kin, which sit between ``__global__`` and the name.
+    One pass (pieces joined once): rebuilding the string per attribute was quadratic."""
+    pieces, pos = [], 0
+    while (m := _ATTR_RE.search(src, pos)) is not None:
         end = _balanced(src, m.end() - 1, "(", ")")
-        src = src[:m.start()] + " " + (src[end:] if end > 0 else src[m.end():])
-    return src
+        pieces += [src[pos:m.start()], " "]
+        pos = end if end > 0 else m.end()
+    pieces.append(src[pos:])
+    return "".join(pieces)
+
+
+_TEMPLATE_RE = re.compile(r"template\s*<([^{};]*)>\s*(?:(?:static|inline|extern\s*\"C\")\s*)*$")
+_BOUNDARY_RE = re.compile(r"[{};]")
 
 
 def kernel_declarations(source: str) -> dict[str, list[tuple[list[str], list[str]]]]:
-    """Map kernel name to its declarations: (template parameter names, parameter texts)."""
+    """Map kernel name to its declarations: (template parameter names, parameter texts).
+
+    Linear in the source: a template header before a declaration holds no ``{``, ``}`` or
+    ``;``, so it is looked for only after the last of those (found by bisection), not in the
+    whole text before the declaration."""
     src = _strip_attributes(_strip_comments(source))
     found: dict[str, list[tuple[list[str], list[str]]]] = {}
+    bounds = [b.start() for b in _BOUNDARY_RE.finditer(src)]
     for m in _GLOBAL_RE.finditer(src):
         paren = src.find("(", m.end())
         if paren < 0:
@@ -129,9 +144,10 @@ def kernel_declarations(source: str) -> dict[str, list[tuple[list[str], list[str
             continue
         params = [p for p in _split_top(src[paren + 1:end - 1]) if p and p != "void"]
         # A template header right before this declaration (possibly before extern/static words).
-        before = src[:m.start()].rstrip()
+        i = bisect.bisect_left(bounds, m.start()) - 1
+        before = src[bounds[i] + 1 if i >= 0 else 0:m.start()].rstrip()
         tparams: list[str] = []
-        tm = re.search(r"template\s*<([^{};]*)>\s*(?:(?:static|inline|extern\s*\"C\")\s*)*$", before)
+        tm = _TEMPLATE_RE.search(before)
         if tm:
             for tp in _split_top(tm.group(1)):
                 w = re.findall(r"[A-Za-z_]\w*", re.sub(r"=.*$", "", tp))
@@ -141,13 +157,21 @@ def kernel_declarations(source: str) -> dict[str, list[tuple[list[str], list[str
     return found
 
 
-def signature(source: str, name: str, n_params: int | None = None) -> list[Param] | None:
+@functools.lru_cache(maxsize=8)
+def _declarations(source: str):
+    return kernel_declarations(source)
+
+
+def signature(source: str, name: str, n_params: int | None = None, *,
+              declarations=None) -> list[Param] | None:
     """Parameter types of kernel ``name`` (a plain name or a name expression such as
-    ``'add<float>'``), or None when the source does not show a matching declaration."""
+    ``'add<float>'``), or None when the source does not show a matching declaration.
+    ``declarations``: :func:`kernel_declarations` of ``source`` when already parsed."""
     base, _, targs = name.partition("<")
     base = base.strip().split("::")[-1]
     args = _split_top(targs.rsplit(">", 1)[0]) if targs else []
-    for tparams, params in kernel_declarations(source).get(base, []):
+    decls = _declarations(source) if declarations is None else declarations
+    for tparams, params in decls.get(base, []):
         if n_params is not None and len(params) != n_params:
             continue
         subst = dict(zip(tparams, args))
