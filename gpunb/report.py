@@ -3,6 +3,7 @@ CLI and the IPython layer."""
 
 from __future__ import annotations
 
+import re
 import time
 
 
@@ -50,13 +51,24 @@ def sort_entries(entries: list[dict], field: str = "last_used", limit: int | Non
 ENTRY_COLUMNS = ("key", "kernels", "arch", "size", "compile", "created", "used")
 
 
+def natural_key(name: str):
+    """Sort key that orders embedded numbers by value: k2 before k10."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", name) if part]
+
+
 def entry_rows(entries: list[dict], now: float | None = None) -> list[tuple[str, ...]]:
     """The cells of :func:`entries_table`, one tuple per entry (shared with HTML tables)."""
     now = time.time() if now is None else now
     rows = []
     for r in entries:
-        kernels = ", ".join(r.get("kernels", ())) or "-"
-        rows.append((r["key"][:12], kernels if len(kernels) <= 40 else kernels[:37] + "...",
+        names = sorted(r.get("kernels", ()), key=natural_key)
+        kernels = ", ".join(names) or "-"
+        cut = kernels.rfind(", ", 0, 26)
+        if len(kernels) > 40:       # k0, k1, k2, ... (80 kernels), or one long name cut short
+            kernels = (kernels[:cut + 2] + f"... ({len(names)} kernels)" if cut > 0
+                       else kernels[:37] + "...")
+        rows.append((r["key"][:12], kernels,
                      r.get("arch", "?"), format_bytes(r.get("bytes", 0)),
                      f"{r.get('compile_seconds', 0) * 1e3:.0f} ms",
                      format_age(now - r.get("created", now)) + " ago",

@@ -5,6 +5,7 @@ their outputs (see notebooks/README.md)."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,37 @@ def test_notebook_cells_that_need_no_gpu_run(path, tmp_path):
             assert error is not None, f"{path.name} cell {index} is tagged to raise but did not"
         else:
             assert error is None, f"{path.name} cell {index}: {error}\n{r.stdout[-3000:]}"
+
+
+# -- what a reader sees before running anything (issue 17) -------------------------------------
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_says_up_front_what_needs_a_gpu(path):
+    nb = nbformat.read(path, as_version=4)
+    assert "What needs a GPU" in nb.cells[0].source, "the first cell says what needs a GPU"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_text_about_run_all_is_true(path):
+    """A raises-exception cell does not stop Run All (JupyterLab and nbval go on past it): no
+    markdown before one may say that Run All stops there."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        nxt = next((c for c in nb.cells[i + 1:] if c.cell_type == "code"), None)
+        if nxt is not None and "raises-exception" in nxt.metadata.get("tags", ()):
+            text = " ".join(cell.source.split())
+            assert not re.search(r"Run all\W*(and nbval )?stops? (here|there)", text, re.I), (i, text)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_stored_gpunb_outputs_are_final(path):
+    """gpunb's compile display is stored in its finished form (a saved notebook keeps no widget
+    state, so a first "compiling ..." state would stay frozen above the result)."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", ()):
+            text = out.get("data", {}).get("text/plain", "")
+            if text.startswith("gpunb:"):
+                assert not re.search(r"compiling |building |of \?|\d+ of \d+ done", text), (i, text)

@@ -64,11 +64,12 @@ def test_state_counts_single_compiles_of_unknown_total():
     assert st.phase == "running" and st.busy
     assert st.current() == "foo"
     assert st.progress() == (0, None)
-    assert st.text(now=10.5) == "gpunb: compiling foo (kernel 1 of ?, 0.50 s)"
+    # no total is known: say what and for how long, never "kernel 1 of ?"
+    assert st.text(now=10.5) == "gpunb: compiling foo (0.50 s so far)"
     st.apply(finished("a", "foo", 10.4, 0.4))
     st.apply(started("b", "bar", 11.0))
     assert st.current() == "bar" and st.progress() == (1, None)
-    assert st.text(now=11.0).startswith("gpunb: compiling bar (kernel 2 of ?")
+    assert st.text(now=11.0) == "gpunb: compiling bar (0.00 s so far, 1 module done)"
     st.apply(finished("b", "bar", 11.4, 0.4))
     st.apply(started("c", "baz", 20.0))
     st.apply(finished("c", "baz", 20.4, 0.4))
@@ -76,7 +77,7 @@ def test_state_counts_single_compiles_of_unknown_total():
         st.apply(hit())
     assert st.phase == "done" and not st.busy and st.current() is None
     # 1.2 s of compiling, not the 10.4 s between the first start and the last finish
-    assert st.text() == "gpunb: compiled 3 kernels in 1.2 s, 5 cache hits"
+    assert st.text() == "gpunb: compiled 3 modules in 1.2 s, 5 cache hits"
 
 
 def test_state_parallel_compiles_count_once():
@@ -87,7 +88,7 @@ def test_state_parallel_compiles_count_once():
     st.apply(finished("a", "a", 1.0, 1.0))
     st.apply(finished("b", "b", 1.1, 1.0))
     assert st.compile_seconds() == pytest.approx(1.1)
-    assert st.summary() == "compiled 2 kernels in 1.1 s"
+    assert st.summary() == "compiled 2 modules in 1.1 s"
 
 
 def test_state_error():
@@ -98,7 +99,7 @@ def test_state_error():
     urgent = st.apply(finished("b", "broken", 1.3, 0.3, error="kernel.cu(1): error: oops"))
     assert urgent and st.phase == "error"
     assert st.failed == [("broken", "kernel.cu(1): error: oops")]
-    assert st.text() == "gpunb: failed to compile broken after 0.50 s; compiled 1 kernel"
+    assert st.text() == "gpunb: failed to compile broken after 0.50 s; compiled good"
 
 
 def test_state_batch_has_totals():
@@ -234,6 +235,7 @@ def test_banner_appears_on_slow_build_and_goes_at_the_end(tmp_path):
     for part in ("big for sm_90", "happens once", str(tmp_path), "%gpucache warm"):
         assert part in text
         assert part in p.banner._html()
+    assert "&#9203;" not in p.banner._html() and "gpunb-spinner" in p.banner._html()
     assert "\n" not in text and text.startswith("gpunb: building")
     p.handle(events.CompileFinished("k", "big", ARCH, 3.0))
     assert not p.banner.visible and len(p.widget.children) == 1
@@ -391,9 +393,9 @@ def test_panel_refresh_reflects_a_changed_cache(tmp_path):
     assert panel.stats["entries"] == 0             # not until refreshed
     panel.button.click()
     assert panel.refreshes == 2 and panel.stats["entries"] == 1 and panel.stats["compiles"] == 1
-    assert ">1 taking" in panel._table.value
-    assert panel.text() == report.status_text(panel.stats)
-    assert str(tmp_path) in panel.text()
+    assert panel.counts == events.process_counts.as_dict() | {"seconds": panel.counts["seconds"]}
+    assert events.counts_text(panel.counts) in panel._table.value
+    assert str(tmp_path) in panel.text() and events.counts_text(panel.counts) in panel.text()
 
 
 def test_panel_follows_the_default_cache(tmp_path):
@@ -421,6 +423,22 @@ def shell(tmp_path):
     set_kernel_cache(old)
 
 
+def stored(outputs) -> list[dict]:
+    """The outputs as a notebook keeps them: an update replaces the output with its display id
+    (as JupyterLab and nbclient do with update_display_data)."""
+    kept, where = [], {}
+    for o in outputs:
+        display_id = (o.transient or {}).get("display_id")
+        if o.update:
+            if display_id in where:
+                kept[where[display_id]] = o.data
+            continue
+        if display_id is not None:
+            where[display_id] = len(kept)
+        kept.append(o.data)
+    return kept
+
+
 def ours(sh):
     return ([s for s in events._subscribers if type(s).__name__ == "CellDisplay"],
             [cb for name in ("pre_run_cell", "post_run_cell") for cb in sh.events.callbacks[name]
@@ -434,7 +452,7 @@ def test_install_text_mode_prints_summary_lines(shell):
         shell.run_cell("e = compile_cached(ALPHA, (), ARCH)")
     assert out.outputs == []
     lines = out.stdout.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("gpunb: compiled 1 kernel in ")
+    assert len(lines) == 1 and lines[0].startswith("gpunb: compiled alpha in ")
     with capture_output() as out:
         shell.run_cell("e = compile_cached(ALPHA, (), ARCH)")   # a hit only: quiet
     assert out.stdout == "" and hook.shown[-1].text() == "gpunb: 1 cache hit"
@@ -451,17 +469,21 @@ def test_install_widget_mode_displays_once_per_cell(shell):
     hook = install(shell, mode="widget")
     with capture_output() as out:
         shell.run_cell("e = compile_cached(ALPHA, (), ARCH)\ne = compile_cached(ALPHA, (), ARCH)")
-    assert len(out.outputs) == 1
+    assert len(stored(out.outputs)) == 1 and not out.outputs[0].update
     data = out.outputs[0].data
     assert "application/vnd.jupyter.widget-view+json" in data
     assert data["text/plain"].startswith("gpunb: compiling alpha")
     p = hook.shown[-1]
     assert p.state.collapsed and p.mode == "summary"
-    assert p.text().startswith("gpunb: compiled 1 kernel in ") and p.text().endswith(", 1 cache hit")
-    assert "compiled 1 kernel" in p._label.value
+    assert p.text().startswith("gpunb: compiled alpha in ") and p.text().endswith(", 1 cache hit")
+    assert "compiled alpha" in p._label.value
+    # the end of the cell replaced the widget by the summary: what a saved notebook shows
+    final = stored(out.outputs)[0]
+    assert "application/vnd.jupyter.widget-view+json" not in final
+    assert final["text/plain"] == p.text() and "compiled alpha" in final["text/html"]
     with capture_output() as out:
         shell.run_cell("e = compile_cached(ALPHA, (), ARCH)")
-    assert [o.data["text/plain"] for o in out.outputs] == ["gpunb: 1 cache hit"]
+    assert [o["text/plain"] for o in stored(out.outputs)] == ["gpunb: 1 cache hit"]
     assert hook.shown[-1].mode == "badge" and out.stdout == ""
 
 
@@ -486,7 +508,7 @@ def test_widget_mode_banner_from_the_timer_thread(shell, monkeypatch):
     p = hook.shown[-1]
     assert p.banner.event is not None and "alpha for sm_90" in p.banner.event.what
     assert not p.banner.visible and len(p.widget.children) == 1   # gone with the build
-    assert len(out.outputs) == 1
+    assert len(stored(out.outputs)) == 1
     uninstall(shell)
     assert events._log_slow_build in events._subscribers
 

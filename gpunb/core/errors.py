@@ -29,6 +29,12 @@ class GPUUnavailableError(GPUNBError, RuntimeError):
             "kernel cache still work without a GPU; launching a kernel needs one."
         )
 
+    def _render_traceback_(self):
+        # IPython calls this instead of printing a traceback: the cause is no GPU, not a line
+        # of code, so the cell shows the message alone (as CompileError shows its log).
+        return [f"{type(self).__name__}: {line}" if i == 0 else line
+                for i, line in enumerate(str(self).splitlines())]
+
 
 class CompileError(GPUNBError):
     """NVRTC rejected a program.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -119,14 +120,33 @@ def emit(event: Event) -> None:
             logger.exception("gpunb event subscriber %r failed on %s", callback, type(event).__name__)
 
 
+def precompile_advice(what: str) -> str:
+    """What actually helps a long build named ``what`` next time, in one sentence.
+
+    A ``%%cuda`` cell's module is cached under the cell's own source: running the cell again
+    loads it, and ``gpunb cache warm`` (which builds gpunb's standard kernels) would not help.
+    A batch (``warm`` itself) is the ahead-of-time build. Anything else is gpunb's own kernels,
+    which ``warm`` precompiles.
+    """
+    if what.startswith("%%cuda"):
+        return "Running this cell again, now or in a later session, loads it in milliseconds."
+    if _BATCH_RE.match(what):
+        return ("This is the ahead-of-time build: later sessions load these kernels in "
+                "milliseconds.")
+    return ("Later runs load it in milliseconds. To build gpunb's standard kernels ahead of time, "
+            "run `%gpucache warm` (in a terminal: `python -m gpunb cache warm`).")
+
+
+_BATCH_RE = re.compile(r"^\d+ modules? for ")
+
+
 def _log_slow_build(event: Event) -> None:
     if isinstance(event, SlowBuild):
         where = f" in {event.cache_dir}" if event.cache_dir else " in memory (the cache directory is not writable)"
         logger.warning(
             "gpunb: compiling %s has taken %.1f s so far. This is a one-time cost: the result is "
-            "cached%s, and later runs load it in milliseconds. Precompile ahead of time with "
-            "`python -m gpunb cache warm`; silence this with GPUNB_SLOW_COMPILE_SECONDS=off.",
-            event.what, event.elapsed, where,
+            "cached%s. %s Silence this with GPUNB_SLOW_COMPILE_SECONDS=off.",
+            event.what, event.elapsed, where, precompile_advice(event.what),
         )
 
 
@@ -154,3 +174,67 @@ def build_scope(what: str, threshold: float | None, cache_dir: Path | None):
     finally:
         timer.cancel()
         _scope.active = False
+
+
+# -- one set of counters, from the events --------------------------------------------------------
+
+class Counts:
+    """Cache lookups and compiles counted from the events (a subscriber), from ``started`` on.
+
+    One set of counters, the same wherever gpunb shows them (``%gpucache status``, the cache
+    panel): ``hits`` (``memory_hits`` + ``disk_hits``: lookups the cache answered), ``misses``
+    (lookups it could not answer: each one is compiled), ``compiled`` (compiles NVRTC
+    finished, with ``compile_seconds``) and ``failed`` (compiles NVRTC rejected), so that
+    ``misses == compiled + failed`` once nothing is compiling. ``%gpucache warm``'s worker
+    processes count here too: their events are forwarded to this process.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        with self._lock:
+            self.started = time.time()
+            self.memory_hits = self.disk_hits = self.misses = self.compiled = self.failed = 0
+            self.compile_seconds = 0.0
+
+    def __call__(self, event) -> None:
+        kind = type(event)
+        if kind is CacheHit:
+            with self._lock:
+                if event.level == "memory":
+                    self.memory_hits += 1
+                else:
+                    self.disk_hits += 1
+        elif kind is CacheMiss:
+            with self._lock:
+                self.misses += 1
+        elif kind is CompileFinished:
+            with self._lock:
+                if event.error is None:
+                    self.compiled += 1
+                    self.compile_seconds += event.seconds
+                else:
+                    self.failed += 1
+
+    def as_dict(self) -> dict:
+        """``memory_hits``, ``disk_hits``, ``hits``, ``misses``, ``compiled``, ``failed``,
+        ``compile_seconds``, ``started``, ``seconds`` (since ``started``)."""
+        with self._lock:
+            return dict(memory_hits=self.memory_hits, disk_hits=self.disk_hits,
+                        hits=self.memory_hits + self.disk_hits, misses=self.misses,
+                        compiled=self.compiled, failed=self.failed,
+                        compile_seconds=self.compile_seconds, started=self.started,
+                        seconds=time.time() - self.started)
+
+
+def counts_text(c: dict) -> str:
+    """One line of :meth:`Counts.as_dict` counters, in the words every view uses."""
+    return (f"{c['hits']} hits ({c['memory_hits']} memory, {c['disk_hits']} disk), "
+            f"{c['misses']} misses: {c['compiled']} compiled in {c['compile_seconds']:.2f} s, "
+            f"{c['failed']} failed")
+
+
+process_counts = Counts()     # since gpunb was imported: what %gpucache status and the panel show
+subscribe(process_counts)

@@ -8,6 +8,12 @@ Python name derived from the expression (:func:`python_name`: ``axpy<float>`` ->
 With ``--module NAME`` only NAME is bound: a :class:`CellModule` whose attributes are the
 kernels and which also answers ``module["axpy<float>"]``.
 
+Highlighting: JupyterLab 4 highlights every code cell in the kernel's language (Python), and
+a cell magic gets another mode only from a frontend extension (a JavaScript package built with
+node, as jupyterlab-lsp does); IPython's old ``highlight_modes`` hook was the classic notebook's
+only. gpunb is pure Python with no frontend build, so a ``%%cuda`` cell is highlighted as Python
+while it is edited; ``--show source`` displays it highlighted as CUDA.
+
 Line numbers: the compiled source is the cell body after one comment line standing in for the
 ``%%cuda`` line, so NVRTC's log, the marked source of a :class:`gpunb.CompileError` and the
 notebook agree on every line number.
@@ -29,6 +35,7 @@ from IPython.display import Code, display
 from IPython.utils.process import arg_split
 
 from ..core import events
+from ..report import natural_key
 from ..core.build import inspection
 from ..core.build.cached import compile_cached
 from ..core.build.compiler import normalize_arch
@@ -144,8 +151,13 @@ class CellSummary:
     notes: list[str] = field(default_factory=list)
     log: str = ""                       # NVRTC's warnings, if any
 
+    shown = 8    # names listed before the rest is counted ("... and 72 more")
+
     def _names(self) -> str:
-        names = ", ".join(py if py == k else f"{py} ({k})" for py, k in self.bound.items())
+        items = list(self.bound.items())     # kernels in natural order, then instances as given
+        names = ", ".join(py if py == k else f"{py} ({k})" for py, k in items[:self.shown])
+        if len(items) > self.shown:
+            names += f", ... and {len(items) - self.shown} more ({len(items)} kernels)"
         if self.module:
             return f"{self.module} with {names or 'no kernels'}"
         return names or 'no kernels (declare them extern "C" or name instances with --instantiate)'
@@ -223,7 +235,8 @@ def _bindings(entry, instances: list[str]) -> dict[str, str]:
     lowered = entry.meta.get("name_expressions", {})
     instance_symbols = set(lowered.values())
     names: dict[str, str] = {}
-    plain = [s for s in entry.meta.get("kernels", ()) if s not in instance_symbols]
+    # natural order (k2 before k10): the entry lists its kernels sorted as text
+    plain = sorted((s for s in entry.meta.get("kernels", ()) if s not in instance_symbols), key=natural_key)
     bases: dict[str, list[str]] = {}
     for symbol in plain:
         m = _PLAIN_CPP_RE.match(symbol)
@@ -348,7 +361,7 @@ def _instances(exprs) -> list[str]:
 def _display_name(cell: str, instances: list[str], module: str | None) -> str:
     declared = [n for n, decls in kernel_declarations(cell).items() if any(not t for t, _ in decls)]
     names = declared + instances
-    what = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+    what = ", ".join(names[:4]) + (f", ... ({len(names)} kernels)" if len(names) > 4 else "")
     return f"%%cuda {what or module or 'cell'}"
 
 

@@ -71,35 +71,40 @@ class Result:
 
 
 def session_text(summary: dict) -> str:
-    """The session line of the status, in the style of :func:`gpunb.report.status_text`."""
-    failed = summary.get("failed_compiles", 0)
-    return (f"  this session ({report.format_age(summary['seconds'])}): {summary['hits']} hits "
-            f"({summary['memory_hits']} memory, {summary['disk_hits']} disk), "
-            f"{summary['misses']} misses, {summary['compiles']} compiles taking "
-            f"{summary['compile_seconds']:.2f} s" + (f", {failed} failed" if failed else ""))
+    """The session line of the status: the counters of :func:`gpunb.core.events.counts_text`."""
+    counts = dict(summary, compiled=summary["compiles"], failed=summary.get("failed_compiles", 0))
+    return f"  this session ({report.format_age(summary['seconds'])}): {events.counts_text(counts)}"
 
 
 class CacheStatus(Result):
-    """``%gpucache status``: the cache's directory, size and cap, and the hit/miss counters of
-    this process (``stats``, from the cache) and of this session (``session``, from the
-    recorder; None without one)."""
+    """``%gpucache status``: the cache's directory, size and cap (``stats``, from the cache),
+    the lookups and compiles of this process (``process``, :data:`gpunb.core.events.process_counts`,
+    the counters the cache panel shows too) and of this session (``session``, from the
+    recorder; None without one), in the same words."""
 
-    def __init__(self, stats: dict, session: dict | None = None):
+    def __init__(self, stats: dict, session: dict | None = None, process: dict | None = None):
         self.stats = stats
         self.session = session
+        self.process = process if process is not None else events.process_counts.as_dict()
+
+    def _process_line(self) -> str:
+        s = self.stats
+        dropped = f", {s['corrupted']} corrupted entries dropped" if s.get("corrupted") else ""
+        return f"  this process: {events.counts_text(self.process)}{dropped}"
 
     def text(self) -> str:
-        out = report.status_text(self.stats)
+        # the cache's own lines, with the process line in this module's (and the panel's) words
+        lines = [self._process_line() if line.startswith("  this process: ") else line
+                 for line in report.status_text(self.stats).split("\n")]
+        out = "\n".join(lines)
         return out + ("\n" + session_text(self.session) if self.session is not None else "")
 
     def _repr_html_(self) -> str:
         s = self.stats
-        process = next(line for line in report.status_text(s).split("\n")
-                       if line.startswith("  this process: "))
         fields = [("directory", s["directory"] + (" (memory only)" if s.get("memory_only") else "")),
                   ("entries", s["entries"]),
                   ("size", f"{report.format_bytes(s['bytes'])} of {report.format_bytes(s['max_bytes'])} cap"),
-                  ("this process", process.split(": ", 1)[1])]
+                  ("this process", self._process_line().split(": ", 1)[1])]
         if self.session is not None:
             fields.append(("this session", session_text(self.session).split(": ", 1)[1]))
         return html_fields(fields, "gpunb kernel cache")

@@ -117,12 +117,14 @@ class SessionRecorder:
 
     def summary(self) -> dict:
         """Counters of this session: ``memory_hits``, ``disk_hits``, ``hits``, ``misses``,
-        ``compiles``, ``failed_compiles``, ``compile_seconds``, ``started``, ``seconds``."""
+        ``compiles``, ``failed_compiles``, ``compile_seconds`` (of the successful compiles, as
+        :class:`gpunb.core.events.Counts`), ``started``, ``seconds``."""
         done = list(self.compiles)
         return dict(memory_hits=self.memory_hits, disk_hits=self.disk_hits, hits=self.hits,
                     misses=self.misses, compiles=sum(1 for c in done if c.error is None),
                     failed_compiles=sum(1 for c in done if c.error is not None),
-                    compile_seconds=sum(c.seconds for c in done), started=self.started,
+                    compile_seconds=sum(c.seconds for c in done if c.error is None),
+                    started=self.started,
                     seconds=time.time() - self.started)
 
     def timeline(self) -> list[tuple[float, int, int]]:

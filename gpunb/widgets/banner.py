@@ -3,13 +3,13 @@ gone when the build ends."""
 
 from __future__ import annotations
 
+import re
 import time
 
 from ..core import events
-from .base import View, escape
+from .base import View, escape, spinner
 from .state import ActivityState, seconds_text
 
-PRECOMPILE = "%gpucache warm"
 _BOX = ("border-left:4px solid #e0a000;background:#fff7e0;color:#222;padding:6px 10px;"
         "margin:2px 0;line-height:1.4")
 
@@ -25,15 +25,18 @@ class SlowBuildBanner(View):
         Where progress is read from. When given (a :class:`CompileProgress` shares its own),
         the owner feeds the state and calls :meth:`show`, :meth:`redraw` and :meth:`close`;
         otherwise the banner keeps its own state, fed by :meth:`handle`.
-    precompile : str
-        How the banner tells the user to build ahead of time.
+    precompile : str, optional
+        A command that builds this ahead of time, to name instead of the default advice
+        (:func:`gpunb.core.events.precompile_advice`: a ``%%cuda`` cell is cached under its own
+        source, so running it again helps and ``%gpucache warm`` would not; ``warm`` itself is
+        the ahead-of-time build; gpunb's own kernels are precompiled by ``%gpucache warm``).
 
-    The banner says what is being built, that it happens once, the cache directory and how
-    to precompile. Its text form is one line starting with ``gpunb:``.
+    The banner says what is being built, that it happens once, the cache directory and what
+    helps next time. Its text form is one line starting with ``gpunb:``.
     """
 
     def __init__(self, event: events.SlowBuild | None = None, *, state: ActivityState | None = None,
-                 precompile: str = PRECOMPILE):
+                 precompile: str | None = None):
         super().__init__()
         self._own_state = state is None
         self.state = state if state is not None else ActivityState()
@@ -96,6 +99,12 @@ class SlowBuildBanner(View):
         return (f"the result is cached in {d}" if d is not None
                 else "the result is kept in memory only (the cache directory is not writable)")
 
+    def advice(self) -> str:
+        """The sentence on what helps next time."""
+        if self.precompile is not None:
+            return f"To build ahead of time, run {self.precompile}."
+        return events.precompile_advice(self.event.what if self.event is not None else "")
+
     def text(self, now: float | None = None) -> str:
         ev = self.event
         if ev is None:
@@ -103,8 +112,8 @@ class SlowBuildBanner(View):
         if not self.visible:
             return f"gpunb: finished building {ev.what} (a one-time build, now cached)"
         return (f"gpunb: building {ev.what} for the first time ({seconds_text(self.elapsed(now))} "
-                f"so far{self._progress_text()}). This happens once: {self._where()}, so later "
-                f"runs load it in milliseconds. To build ahead of time, run {self.precompile}.")
+                f"so far{self._progress_text()}). This happens once: {self._where()}. "
+                f"{self.advice()}")
 
     # -- widget ---------------------------------------------------------------------------------
 
@@ -115,12 +124,11 @@ class SlowBuildBanner(View):
         d = ev.cache_dir
         where = (f"the result is cached in <code>{escape(d)}</code>" if d is not None else
                  "the result is kept in memory only (the cache directory is not writable)")
-        return (f'<div style="{_BOX}"><b>&#9203; Building {escape(ev.what)} for the first time'
-                f"</b> &mdash; {escape(seconds_text(self.elapsed()))} so far"
-                f"{escape(self._progress_text())}.<br>This happens once: {where}, so later runs "
-                f"load it in milliseconds.<br>To build ahead of time, run "
-                f"<code>{escape(self.precompile)}</code> (or <code>python -m gpunb cache warm"
-                f"</code>).</div>")
+        advice = re.sub(r"`([^`]+)`", lambda m: f"<code>{m.group(1)}</code>", escape(self.advice()))
+        return (f'<div class="gpunb-banner" style="{_BOX}">{spinner("#b07800")} <b>Building '
+                f"{escape(ev.what)} for the first time</b> &mdash; "
+                f"{escape(seconds_text(self.elapsed()))} so far{escape(self._progress_text())}."
+                f"<br>This happens once: {where}.<br>{advice}</div>")
 
     def _build(self):
         import ipywidgets as w
@@ -143,7 +151,7 @@ class SlowBuildBanner(View):
                 return
             self._message.value = self._html()
             done, total = self.state.progress()
-            if total:
+            if total and self._own_state:     # an owner (CompileProgress) shows its own bar
                 self._bar.max = max(total, 1)
                 self._bar.value = min(done, total)
                 self._bar.layout.display = None

@@ -16,6 +16,27 @@ def escape(value) -> str:
     return html.escape(str(value))
 
 
+# Drawn with CSS, not an emoji (an hourglass shows as a box without an emoji font). The
+# keyframes live in the HTML itself: widgets carry no stylesheet.
+_SPIN_CSS = "<style>@keyframes gpunb-spin{to{transform:rotate(360deg)}}</style>"
+
+
+def spinner(color: str = "#1976d2") -> str:
+    """HTML of a small spinning ring (busy), needing no font."""
+    return (f'{_SPIN_CSS}<span class="gpunb-spinner" style="display:inline-block;width:9px;'
+            f"height:9px;border:2px solid {color};border-right-color:transparent;border-radius:50%;"
+            'vertical-align:-1px;animation:gpunb-spin 0.9s linear infinite"></span>')
+
+
+def indeterminate_bar(width: str = "30%") -> str:
+    """HTML of a bar with a moving stripe: busy, total unknown (a FloatProgress would sit empty)."""
+    return ("<style>@keyframes gpunb-slide{from{margin-left:-30%}to{margin-left:100%}}</style>"
+            f'<div class="gpunb-indeterminate" style="width:{width};min-width:120px;height:14px;'
+            'margin:3px 8px 3px 0;background:#e3eef9;border-radius:2px;overflow:hidden">'
+            '<div style="width:30%;height:100%;background:#2196f3;border-radius:2px;'
+            'animation:gpunb-slide 1.3s ease-in-out infinite"></div></div>')
+
+
 class View:
     """Base of gpunb's widgets: ``text()``, ``repr``, pretty printing and display."""
 

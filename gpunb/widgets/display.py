@@ -7,8 +7,10 @@ badge when only cache hits happen, the slow-build banner above it past the thres
 end of the cell it collapses to its one-line summary. Events outside a cell are not shown.
 
 Modes: ``'widget'`` displays widgets (its ``text/plain`` is the one-line ``gpunb: ...``
-summary, for nbconvert and nbval); ``'text'`` shows no widget and prints the summary line
-after a cell that compiled something (cells with cache hits only print nothing; a long build
+summary, for nbconvert and nbval); the output has a display id, and when the cell ends it is
+replaced by the summary as static HTML and text (the widget closed), so a saved notebook reads
+correctly without widget state. ``'text'`` shows no widget and prints the summary line after
+a cell that compiled something (cells with cache hits only print nothing; a long build
 is reported by gpunb's own log warning); ``'auto'`` picks ``'widget'`` in a Jupyter kernel
 (the shell has a ``kernel``, as ``%gpucache warm`` also checks) when ipywidgets imports, else
 ``'text'``. In widget mode the banner replaces the slow-build log line.
@@ -107,9 +109,19 @@ class CellDisplay:
         if p is None:
             return
         p.collapse()
+        handle = getattr(p, "handle_", None)
         if self.quiet and p.state.phase != "error":
             p.close()   # quiet cells keep no summary (a failure stays shown)
+            if handle is not None:
+                handle.update({"text/plain": ""}, raw=True)
             return
+        if handle is not None:
+            # The output was displayed as a widget whose text/plain is the first state
+            # ("compiling ..."); a saved notebook keeps no widget state, so it would show that
+            # frozen (or "model not found"). The finished summary needs no widget: replace the
+            # output with its static HTML and text, and close the widget.
+            handle.update(p.final_bundle(), raw=True)
+            p.close()
         if self.mode == "text":
             st = p.state
             if st.compiled or st.failed or st.batch is not None:
@@ -143,7 +155,8 @@ class CellDisplay:
         if show:
             from IPython.display import display
 
-            display(p)
+            # with a display id, so that the end of the cell can replace the output's text form
+            p.handle_ = display(p, display_id=True)
 
     def __repr__(self) -> str:
         return f"<gpunb CellDisplay mode={self.mode!r} shown={len(self.shown)}>"

@@ -8,13 +8,14 @@ import time
 
 from ..core import events
 from .banner import SlowBuildBanner
-from .base import View, escape
+from .base import View, escape, indeterminate_bar, spinner
 from .state import ActivityState
 
 _BADGE = ("display:inline-block;padding:0 7px;border-radius:9px;font-size:11px;"
           "line-height:18px;background:#e7f5ea;color:#1e6b34;border:1px solid #b7dfc1")
 _COLORS = {"done": "#1e6b34", "error": "#b00020", "running": "inherit"}
-_ICONS = {"done": "&#10003;", "error": "&#10007;", "running": "&#8987;"}
+# No emoji: the check marks are in every common font (DejaVu has them); busy is a CSS spinner.
+_ICONS = {"done": "&#10003;", "error": "&#10007;", "running": spinner()}
 
 
 class CompileProgress(View):
@@ -36,7 +37,8 @@ class CompileProgress(View):
         Monotonic clock for the throttle (tests pass a fake one).
 
     Modes (``mode``): ``'badge'`` (cache hits only: a small badge, no bar), ``'bar'``
-    (compiling: bar, current kernel, done of total, elapsed time) and ``'summary'`` (done or
+    (compiling: bar, current kernel, done of total, elapsed time; with no total known, as for
+    single compiles, a moving stripe instead of a bar that would sit empty) and ``'summary'`` (done or
     failed: one line such as ``compiled 3 kernels in 1.2 s, 5 cache hits``). ``redraws``
     counts the renders of the widget.
     """
@@ -82,6 +84,32 @@ class CompileProgress(View):
             self._drop_banner()
         self.redraw()
 
+    def final_html(self) -> str:
+        """The finished state as static HTML (the badge, or the summary line with its mark)."""
+        st = self.state
+        with st._lock:
+            mode, phase, line = self.mode, st.phase, st.text()[len("gpunb: "):]
+            error = st.failed[-1][1] if st.failed else ""
+        if mode == "badge":
+            return (f'<span class="gpunb-badge" style="{_BADGE}" title="kernels loaded from the '
+                    f'gpunb kernel cache">{escape(line)}</span>')
+        title = f' title="{escape(error.strip().splitlines()[0])}"' if error.strip() else ""
+        icon = _ICONS.get(phase, "") if phase != "running" else ""
+        return (f'<span class="gpunb-summary" style="color:{_COLORS.get(phase, "inherit")}"{title}>'
+                f"{icon} {escape(line)}</span>")
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        # text/html too, so that the output keeps the same keys when the end of the cell
+        # replaces it with final_bundle() (nbval compares keys; it ignores display updates)
+        bundle = super()._repr_mimebundle_(include, exclude)
+        bundle["text/html"] = self.final_html()
+        return bundle
+
+    def final_bundle(self) -> dict:
+        """What the output becomes when the cell ends: static HTML and text, no widget, so a
+        saved notebook reads correctly without widget state (trusted or not)."""
+        return {"text/html": self.final_html(), "text/plain": self.text()}
+
     def close(self) -> None:
         """Stop the ticker and close the widgets."""
         self._stop.set()
@@ -112,8 +140,9 @@ class CompileProgress(View):
         self._badge = w.HTML(layout=w.Layout(display="none"))
         self._bar = w.FloatProgress(min=0, max=1, value=0, bar_style="info",
                                     layout=w.Layout(width="30%", display="none"))
+        self._busy = w.HTML(indeterminate_bar("100%"), layout=w.Layout(width="30%", display="none"))
         self._label = w.HTML(layout=w.Layout(display="none"))
-        self._row = w.HBox([self._badge, self._bar, self._label])
+        self._row = w.HBox([self._badge, self._bar, self._busy, self._label])
         children = (self.banner.widget, self._row) if self.banner.visible else (self._row,)
         return w.VBox(children)
 
@@ -143,10 +172,11 @@ class CompileProgress(View):
                 in_flight = len(st.in_flight)
                 error = st.failed[-1][1] if st.failed else ""
             if mode == "badge":
-                self._badge.value = (f'<span style="{_BADGE}" title="kernels loaded from the gpunb '
-                                     f'kernel cache">&#9889; {escape(line)}</span>')
+                self._badge.value = (f'<span class="gpunb-badge" style="{_BADGE}" title="kernels '
+                                     f'loaded from the gpunb kernel cache">{escape(line)}</span>')
                 self._show(self._badge, True)
                 self._show(self._bar, False)
+                self._show(self._busy, False)
                 self._show(self._label, False)
             else:
                 self._bar.max = max(total if total is not None else done + in_flight, 1)
@@ -157,7 +187,8 @@ class CompileProgress(View):
                 self._label.value = (f'<span style="color:{color}"{title}>{_ICONS.get(phase, "")} '
                                      f"{escape(line)}</span>")
                 self._show(self._badge, False)
-                self._show(self._bar, mode == "bar")
+                self._show(self._bar, mode == "bar" and total is not None)
+                self._show(self._busy, mode == "bar" and total is None)
                 self._show(self._label, True)
             if self.banner.visible:
                 self.banner.redraw()

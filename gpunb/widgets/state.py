@@ -212,6 +212,13 @@ class ActivityState:
 
     # -- text -----------------------------------------------------------------------------------
 
+    def _compiled_text(self) -> str:
+        # A compile builds one module, which may hold many kernels (a %%cuda cell): name a
+        # single one (its name says how many kernels it holds), count several.
+        if len(self.compiled) == 1:
+            return self.compiled[0][0]
+        return plural(len(self.compiled), "module")
+
     def _hits_text(self) -> str:
         return plural(self.hits, "cache hit")
 
@@ -225,8 +232,9 @@ class ActivityState:
                 b = self.batch
                 now_part = f", now {name}" if name else ""
                 line = f"building {b.what}: {done} of {b.total} done{now_part}, {elapsed}"
-            else:
-                line = f"compiling {name or 'kernels'} (kernel {done + 1} of ?, {elapsed})"
+            else:      # no total known: say what and how long, not "1 of ?"
+                line = (f"compiling {name or 'kernels'} ({elapsed} so far"
+                        + (f", {plural(done, 'module')} done)" if done else ")"))
             if self.failed:
                 line += f", {len(self.failed)} failed"
             if self.hits:
@@ -248,10 +256,10 @@ class ActivityState:
             elapsed = seconds_text(self.elapsed())
             if self.failed:
                 names = ", ".join(dict.fromkeys(n for n, _ in self.failed))
-                ok = f"; compiled {plural(len(self.compiled), 'kernel')}" if self.compiled else ""
+                ok = f"; compiled {self._compiled_text()}" if self.compiled else ""
                 return f"failed to compile {names} after {elapsed}{ok}{hits}"
             if self.compiled:
-                return f"compiled {plural(len(self.compiled), 'kernel')} in {elapsed}{hits}"
+                return f"compiled {self._compiled_text()} in {elapsed}{hits}"
             if self.misses:
                 return f"{plural(self.misses, 'cache miss')}{hits}"
             return self._hits_text() if self.hits else "no kernel activity"

@@ -28,16 +28,28 @@ def _inspection():
     return inspection
 
 
-def highlight(code: str, lexer: str = "cuda") -> str:
+def highlight(code: str, lexer: str = "cuda", *, first_line: int = 1, scroll: bool = True) -> str:
     """HTML of ``code`` highlighted by pygments with inline styles (no stylesheet needed, so it
-    survives nbconvert), line numbers included."""
+    survives nbconvert), line numbers included (from ``first_line``)."""
     from pygments import highlight as _highlight
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import CudaLexer, PtxLexer
 
     lex = {"cuda": CudaLexer, "ptx": PtxLexer}[lexer]()
-    fmt = HtmlFormatter(noclasses=True, linenos="inline", nobackground=True)
-    return f'<div class="gpunb-code" style="{_SCROLL}">{_highlight(code, lex, fmt)}</div>'
+    fmt = HtmlFormatter(noclasses=True, linenos="inline", nobackground=True, linenostart=first_line)
+    body = _highlight(code, lex, fmt)
+    return f'<div class="gpunb-code" style="{_SCROLL}">{body}</div>' if scroll else body
+
+
+def split_prelude(source: str) -> tuple[str, str]:
+    """``(prelude, rest)``: gpunb's prelude, which every generated kernel starts with (hundreds
+    of lines of shared helpers), and the kernel's own code; ``("", source)`` without one."""
+    from ..core.kernels.prelude import prelude
+
+    head = prelude()
+    if head and source.startswith(head):
+        return head, source[len(head):]
+    return "", source
 
 
 def resources_table(res: dict) -> str:
@@ -133,7 +145,18 @@ class KernelViewer(View):
         return f"kernel {self.name}" + (f" ({details})" if details else "")
 
     def source_html(self) -> str:
-        return highlight(self.source, "cuda")
+        """The source, opened on the kernel: gpunb's prelude (if the source starts with it) is
+        folded into a collapsed section above the kernel's own code, line numbers kept."""
+        head, rest = split_prelude(self.source)
+        if not head:
+            return highlight(self.source, "cuda")
+        n = head.count("\n")
+        fold = (f'<details class="gpunb-prelude"><summary style="cursor:pointer;color:#555">'
+                f"lines 1&ndash;{n}: gpunb's prelude (types and NumPy-exact helpers shared by every "
+                f"generated kernel), folded; the kernel starts at line {n + 1}</summary>"
+                f'{highlight(head, "cuda", scroll=False)}</details>')
+        return (f'<div class="gpunb-code" style="{_SCROLL}">{fold}'
+                f'{highlight(rest, "cuda", first_line=n + 1, scroll=False)}</div>')
 
     def ptx(self) -> str:
         """The PTX NVRTC generates (one compile, then kept)."""
@@ -181,7 +204,16 @@ class KernelViewer(View):
         out = [self.title()]
         for part in parts:
             if part == "source":
-                out.append(report.numbered_source(self.source))
+                head, rest = split_prelude(self.source)
+                if head:     # the kernel's own lines, numbered as in the whole source
+                    n = head.count("\n")
+                    width = len(str(n + rest.count("\n") + 1))
+                    lines = rest.rstrip("\n").split("\n")
+                    out.append(f"{'':>{width}} | (lines 1-{n}: gpunb's prelude, not shown)\n"
+                               + "\n".join(f"{i:>{width}} | {line}".rstrip()
+                                            for i, line in enumerate(lines, n + 1)))
+                else:
+                    out.append(report.numbered_source(self.source))
             elif part == "ptx":
                 out.append(self.ptx().rstrip())
             elif part == "resources":
