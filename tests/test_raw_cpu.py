@@ -376,7 +376,9 @@ def test_only_nvrtc_backend():
 
 
 def test_unsupported_and_bad_constructor_arguments():
-    with pytest.raises(ValueError, match="jitify"):
+    with pytest.raises(ValueError, match="translate_cucomplex"):
+        gpunb.RawModule(code=SRC, translate_cucomplex=True)
+    with pytest.warns(UserWarning, match="without Jitify"):     # accepted: NVRTC directly
         gpunb.RawModule(code=SRC, jitify=True)
     with pytest.raises(TypeError, match="exactly one"):
         gpunb.RawModule()
@@ -392,9 +394,11 @@ def test_unsupported_and_bad_constructor_arguments():
         gpunb.RawKernel(SRC, 3)
 
 
-def test_cooperative_groups_adds_rdc():
+def test_cooperative_groups_needs_no_rdc():
+    # grid.sync() is header-only since CUDA 11: no relocatable code, the headers' include paths
     m = gpunb.RawModule(code=SRC, enable_cooperative_groups=True)
-    assert "-rdc=true" in m.options
+    assert "-rdc=true" not in m.options and m.enable_cooperative_groups
+    assert all(o.startswith("-I") for o in m.options)
 
 
 def test_raw_module_from_cubin_file(tmp_path, cache_dir):

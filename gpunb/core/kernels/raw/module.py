@@ -9,6 +9,8 @@ scalar type); the kernel is loaded by the one loader and launched by the one exe
 
 from __future__ import annotations
 
+import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +21,7 @@ from ...build.cached import compile_cached
 from ...build.compiler import check_options, normalize_arch
 from ...build.cubin import KernelInfo, read_kernels
 from ...build.signature import Param, demangled_base, signature
+from ...ndarray import MemoryPointer
 from ...runtime import driver  # imports no CUDA module until a function in it is called
 from .. import loader
 from ..execute import launch_args
@@ -40,6 +43,86 @@ def _dims(value, what: str) -> tuple[int, ...]:
     if isinstance(value, (int, tuple)) and len(_checked_dims) < 4096:
         _checked_dims[value] = dims
     return dims
+
+
+_SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp")
+# CuPy's RawKernel.attributes keys (the driver's CU_FUNC_ATTRIBUTE_* names)
+_ATTRIBUTES = ("binary_version", "cache_mode_ca", "const_size_bytes", "local_size_bytes",
+               "max_dynamic_shared_size_bytes", "max_threads_per_block", "num_regs",
+               "preferred_shared_memory_carveout", "ptx_version", "shared_size_bytes")
+
+
+def _attribute(a, name: str) -> int:
+    v = getattr(a, name)
+    return int(v() if callable(v) else v)     # properties in cuda-core 1.2, methods before
+
+
+class _GlobalPointer(MemoryPointer):
+    """A device global's pointer, which also knows its size (CuPy's ``.mem.size``)."""
+
+    __slots__ = ("size",)
+
+    def __init__(self, mp: MemoryPointer, size: int):
+        super().__init__(mp.ptr, mp.owner, mp.device_id)
+        self.size = size
+
+    @property
+    def mem(self):
+        return self
+
+
+_PTX_ENTRY = re.compile(r"\.entry\s+([\w$]+)\s*\((.*?)\)", re.S)
+_PTX_PARAM = re.compile(r"\.param\s+(?:\.align\s+(\d+)\s+)?\.[a-z]+(\d+)\s+[\w$]+(?:\[(\d+)\])?")
+
+
+def ptx_kernels(ptx: str) -> dict[str, KernelInfo]:
+    """Every ``.entry`` of a PTX text with its parameters' sizes and offsets (registers and
+    memory are decided when the driver compiles it: unknown here)."""
+    out = {}
+    for m in _PTX_ENTRY.finditer(ptx):
+        sizes, offsets, off = [], [], 0
+        for p in _PTX_PARAM.finditer(m.group(2)):
+            width = int(p.group(2)) // 8
+            size = width * int(p.group(3) or 1)
+            align = int(p.group(1) or width)
+            off = -(-off // align) * align
+            sizes.append(size)
+            offsets.append(off)
+            off += size
+        out[m.group(1)] = KernelInfo(m.group(1), tuple(sizes), tuple(offsets), None, 0, 0)
+    return out
+
+
+def _cooperative_includes() -> tuple[str, ...]:
+    """``-I`` options for ``<cooperative_groups.h>`` (the CUDA runtime's headers, which include
+    libcu++'s). ``grid.sync()`` compiles to a header-only barrier since CUDA 11, so no
+    relocatable code or device-runtime link is needed (CuPy's ``-rdc=true`` was for that)."""
+    out = []
+    try:
+        from cuda.pathfinder import locate_nvidia_header_directory
+
+        found = locate_nvidia_header_directory("cudart")
+        if found is not None:
+            out.append(f"-I{found.abs_path}")
+    except Exception:        # no pathfinder or no runtime headers: the source may need none
+        pass
+    try:
+        from ...build import cccl
+
+        out.append(f"-I{cccl.include_dir()}")
+    except Exception:
+        pass
+    return tuple(out)
+
+
+def _launch_cooperative(kernel, grid, block, shared_mem, stream, args) -> None:
+    """A cooperative launch (``grid.sync()`` needs every block resident), as CuPy launches
+    kernels of a module built with ``enable_cooperative_groups=True``."""
+    from cuda.core import LaunchConfig
+    from cuda.core import launch as core_launch
+
+    core_launch(stream, LaunchConfig(grid=grid, block=block, shmem_size=shared_mem,
+                                     is_cooperative=True), kernel, *args)
 
 
 _resolved = memo.table("raw.signatures")   # (cache key, kernel name) -> (symbol, KernelInfo, params)
@@ -77,18 +160,28 @@ class RawModule:
                  name_expressions=None, translate_cucomplex: bool = False,
                  enable_cooperative_groups: bool = False, jitify: bool = False):
         if (code is None) == (path is None):
-            raise TypeError("give exactly one of code= (CUDA C++ source) and path= (a cubin file)")
+            raise TypeError("give exactly one of code= (CUDA C++ source) and path= (a .cu, "
+                            ".cubin, .fatbin or .ptx file)")
         if code is not None and not isinstance(code, str):
             raise TypeError(f"code must be a str of CUDA C++, got {type(code).__name__}")
         if backend != "nvrtc":
             raise ValueError(f"backend={backend!r}: gpunb compiles with NVRTC only ('nvrtc')")
-        if jitify or translate_cucomplex:
-            raise ValueError("jitify and translate_cucomplex are not supported by gpunb")
+        if translate_cucomplex:
+            raise ValueError("translate_cucomplex is not supported by gpunb")
+        if jitify:
+            # CuPy's Jitify preprocesses the source (standard headers, template names); gpunb
+            # gives it to NVRTC directly, which compiles the same code when it needs neither.
+            warnings.warn("jitify=True: gpunb compiles with NVRTC directly, without Jitify; "
+                          "the source must not rely on Jitify's header emulation", stacklevel=3)
+        self.jitify = bool(jitify)
+        self.enable_cooperative_groups = bool(enable_cooperative_groups)
+        if path is not None and Path(path).suffix.lower() in _SOURCE_SUFFIXES:
+            code, path = Path(path).read_text(), None      # a source file: compiled as code=
         self.code = code
         self.path = Path(path) if path is not None else None
         self.options = check_options(options)
-        if enable_cooperative_groups and "-rdc=true" not in self.options:
-            self.options += ("-rdc=true",)
+        if enable_cooperative_groups:
+            self.options += tuple(o for o in _cooperative_includes() if o not in self.options)
         if isinstance(name_expressions, str):
             raise TypeError("name_expressions must be a sequence of strings, not one string")
         self.name_expressions = tuple(name_expressions or ())
@@ -102,6 +195,12 @@ class RawModule:
     def _arch(self, arch) -> str:
         if arch is not None:
             return normalize_arch(arch)
+        if self.code is not None:   # an -arch= option names the target: no GPU needed
+            from ...build.compiler import named_arch
+
+            named = named_arch(self.options)
+            if named is not None:
+                return named
         return driver.current_arch()
 
     def compile(self, arch=None, *, force: bool = False) -> "RawModule":
@@ -120,8 +219,16 @@ class RawModule:
         if force or arch not in self._entries:
             if self.path is not None:
                 data = self.path.read_bytes()
-                self._entries[arch] = CacheEntry("path:" + str(self.path), data,
-                                                 {"kernels": sorted(read_kernels(data)), "arch": arch})
+                if self.path.suffix.lower() == ".ptx":
+                    infos = ptx_kernels(data.decode())
+                    data = data.rstrip(b"\0") + b"\0"     # the driver reads PTX as a C string
+                    meta = {"kernels": sorted(infos), "arch": arch,
+                            "kernel_info": {k: [v.param_sizes, v.param_offsets, v.registers,
+                                                v.shared_bytes, v.local_bytes]
+                                            for k, v in infos.items()}}
+                else:
+                    meta = {"kernels": sorted(read_kernels(data)), "arch": arch}
+                self._entries[arch] = CacheEntry("path:" + str(self.path), data, meta)
             else:
                 self._entries[arch] = compile_cached(
                     self.code, self.options, arch, name_expressions=self.name_expressions,
@@ -148,6 +255,26 @@ class RawModule:
         if fn is None:
             fn = self._functions[name] = RawKernel._bound(self, name)
         return fn
+
+    def get_global(self, name: str) -> MemoryPointer:
+        """A device global variable of the module (``__device__`` or ``__constant__``) as a
+        :class:`~gpunb.core.ndarray.MemoryPointer` to its memory on the current device, as
+        CuPy's ``RawModule.get_global``; C++ names through ``name_expressions``. View it with
+        ``gpunb.ndarray(shape, dtype, memptr=ptr)``."""
+        if not isinstance(name, str):
+            raise TypeError(f"global name must be a str, got {type(name).__name__}")
+        ctx = driver.context()
+        entry = self.entry(ctx.arch)
+        symbol = entry.meta.get("name_expressions", {}).get(name, name)
+        obj = ctx.modules.get(entry.key)
+        if obj is None:
+            from cuda.core import ObjectCode
+            obj = ctx.modules[entry.key] = ObjectCode.from_cubin(entry.cubin, name=entry.key[:16])
+        err, dptr, size = driver._driver_module().cuLibraryGetGlobal(obj.handle, symbol.encode())
+        if int(err) != 0:
+            raise ValueError(f"no global {name!r} in this module ({getattr(err, 'name', err)})")
+        mp = MemoryPointer(int(dptr), obj, ctx.ordinal)
+        return _GlobalPointer(mp, int(size))
 
     def _resolve(self, name: str, arch: str) -> tuple[str, KernelInfo, list[Param] | None]:
         entry = self.entry(arch)
@@ -252,9 +379,53 @@ class RawKernel:
 
     @property
     def attributes(self) -> dict:
-        """Registers, shared and local bytes, and the block size limit, as the driver reports
-        them for the current device."""
-        return driver.kernel_attributes(self._kernel())
+        """The kernel's attributes on the current device, with CuPy's keys (``num_regs``,
+        ``max_threads_per_block``, ``shared_size_bytes``...) and gpunb's (``registers``,
+        ``shared_bytes``, ``local_bytes``)."""
+        a = self._kernel().attributes
+        out = {k: _attribute(a, k) for k in _ATTRIBUTES}
+        out["max_dynamic_shared_size_bytes"] = self.max_dynamic_shared_size_bytes
+        out["preferred_shared_memory_carveout"] = self.preferred_shared_memory_carveout
+        out.update(registers=out["num_regs"], shared_bytes=out["shared_size_bytes"],
+                   local_bytes=out["local_size_bytes"])
+        return out
+
+    max_threads_per_block = property(lambda self: self._attr("max_threads_per_block"))
+    shared_size_bytes = property(lambda self: self._attr("shared_size_bytes"))
+    const_size_bytes = property(lambda self: self._attr("const_size_bytes"))
+    local_size_bytes = property(lambda self: self._attr("local_size_bytes"))
+    num_regs = property(lambda self: self._attr("num_regs"))
+    ptx_version = property(lambda self: self._attr("ptx_version"))
+    binary_version = property(lambda self: self._attr("binary_version"))
+    cache_mode_ca = property(lambda self: bool(self._attr("cache_mode_ca")))
+    # settable: read from the function itself (cuda.core caches the attributes it reads)
+    max_dynamic_shared_size_bytes = property(
+        lambda self: self._func_attr("MAX_DYNAMIC_SHARED_SIZE_BYTES"),
+        lambda self, v: self._func_attr("MAX_DYNAMIC_SHARED_SIZE_BYTES", v))
+    preferred_shared_memory_carveout = property(
+        lambda self: self._func_attr("PREFERRED_SHARED_MEMORY_CARVEOUT"),
+        lambda self, v: self._func_attr("PREFERRED_SHARED_MEMORY_CARVEOUT", v))
+
+    def _attr(self, name: str) -> int:
+        return _attribute(self._kernel().attributes, name)
+
+    def _func_attr(self, name: str, value=None) -> int | None:
+        """Read (or, with ``value``, set) ``CU_FUNC_ATTRIBUTE_<name>`` of the kernel's function
+        on the current device."""
+        d = driver._driver_module()
+        func = d.CUfunction(loader.function(self._kernel()))
+        attr = getattr(d.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
+        if value is None:
+            err, v = d.cuFuncGetAttribute(attr, func)
+            if int(err) != 0:
+                raise ValueError(f"cannot read {name.lower()}: {getattr(err, 'name', err)}")
+            return int(v)
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise TypeError(f"{name.lower()} must be an int, got {type(value).__name__}")
+        (err,) = d.cuFuncSetAttribute(func, attr, int(value))
+        if int(err) != 0:
+            raise ValueError(f"cannot set {name.lower()} to {value}: {getattr(err, 'name', err)}")
+        return None
 
     def _kernel(self):
         arch = driver.current_arch()
@@ -294,4 +465,7 @@ class RawKernel:
             s = driver.as_stream(stream)
             if producers:
                 driver.wait_for_producers(s, producers)
-        launch_args(kernel, grid, block, int(shared_mem), s, converted)
+        if self.module.enable_cooperative_groups:
+            _launch_cooperative(kernel, grid, block, int(shared_mem), s, converted)
+        else:
+            launch_args(kernel, grid, block, int(shared_mem), s, converted)

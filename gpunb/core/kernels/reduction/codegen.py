@@ -90,7 +90,33 @@ def _is_arg(kernel) -> bool:
     return kernel.reducer in ("argmax", "argmin")
 
 
+def _is_user(kernel) -> bool:
+    return kernel.reducer == "user"
+
+
+def _user_state(kernel) -> list[str]:
+    """A user reduction's state: any C++ type, shuffled as 32-bit words."""
+    return ["struct S { _type_reduce v; };",
+            "__device__ __forceinline__ S shfl(const S s, const int d) {",
+            "    S r;",
+            "    unsigned int w[(sizeof(S) + 3) / 4];",
+            "    memcpy(w, &s, sizeof(S));",
+            "    #pragma unroll",
+            "    for (int k = 0; k < (int)((sizeof(S) + 3) / 4); ++k) w[k] = __shfl_down_sync(0xffffffffu, w[k], d);",
+            "    memcpy(&r, w, sizeof(S));",
+            "    return r;",
+            "}",
+            f"__device__ __forceinline__ S ident() {{ S s; s.v = (_type_reduce)({kernel.identity}); return s; }}",
+            "__device__ __forceinline__ S comb(const S a_, const S b_) {",
+            "    const _type_reduce a = a_.v, b = b_.v;",
+            f"    S s; s.v = (_type_reduce)({kernel.reduce_expr});",
+            "    return s;",
+            "}"]
+
+
 def _state_struct(kernel) -> list[str]:
+    if _is_user(kernel):
+        return _user_state(kernel)
     ct = compute_type(state_dtype(kernel))
     idx = " long long i;" if _is_arg(kernel) else ""
     return [f"struct S {{ {ct} v;{idx} }};",
@@ -129,6 +155,15 @@ def _finish(kernel) -> str:
         if kernel.finish == "sqrt_divide":
             v = f"sqrt({v})"
     return f"gpunb::store<{storage_type(out)}>(gpunb::cast<{compute_type(out)}>({v}))"
+
+
+def _write(kernel, i: str) -> str:
+    """The statement writing output ``i`` from the final state ``r``."""
+    if _is_user(kernel):
+        return (f"{{ {kernel.out_type}* _p_ = reinterpret_cast<{kernel.out_type}*>(&out[{i}]); "
+                f"const _type_reduce a = r.v; {kernel.out_type}& {kernel.out_name} = *_p_; "
+                f"{kernel.post_map_expr}; }}")
+    return f"out[{i}] = {_finish(kernel)};"
 
 
 def _params(kernel) -> str:
@@ -171,6 +206,12 @@ def _walk(var: str, shape: str, nd: int, offsets: list[tuple[str, str]], indent:
 
 def _element(kernel, access, index: str, indent: str, target: str = "acc") -> list[str]:
     """Statements folding one element (operand accesses from ``access``) into ``target``."""
+    if _is_user(kernel):
+        # every access is read before the user's names are declared (a name may shadow one)
+        ops = range(len(kernel.operands))
+        return [f"{indent}{{ {' '.join(f'const {kernel.user_types[j]} _m{j} = {access(j)};' for j in ops)}",
+                f"{indent}  {{ {' '.join(f'const {kernel.user_types[j]} {kernel.names[j]} = _m{j};' for j in ops)}",
+                f"{indent}    S e_; e_.v = (_type_reduce)({kernel.map_expr}); {target} = comb({target}, e_); }} }}"]
     em = Emitter(access)
     v = em.emit(kernel.value)
     lines = [indent + ln for ln in em.lines]
@@ -223,7 +264,7 @@ def _prologue() -> list[str]:
 def _store(kernel, indent: str) -> list[str]:
     return [f"{indent}if (lane == 0 && i < M) {{",
             f"{indent}    const S r = acc;",
-            f"{indent}    if (final_) out[i] = {_finish(kernel)};",
+            f"{indent}    if (final_) {_write(kernel, 'i')}",
             f"{indent}    else partial[(long long)blockIdx.y * M + i] = r;",
             f"{indent}}}",
             f"{indent}__syncthreads();"]
@@ -368,7 +409,7 @@ def _combine_entry(kernel) -> list[str]:
             *_tree("        "),
             "        if (lane == 0 && i < M) {",
             "            const S r = acc;",
-            f"            out[i] = {_finish(kernel)};",
+            f"            {_write(kernel, 'i')}",
             "        }",
             "        __syncthreads();",
             "    }",
@@ -439,7 +480,7 @@ def _cols(kernel) -> list[str]:
             "            if (lane == 0 && gi < Mg) {",
             "                const S r = sh[t];",
             f"                const long long i = gi * {E} + e;",
-            f"                if (final_) out[i] = {_finish(kernel)};",
+            f"                if (final_) {_write(kernel, 'i')}",
             "                else partial[(long long)blockIdx.y * M + i] = r;",
             "            }",
             "            __syncthreads();",
@@ -463,7 +504,12 @@ def body(kernel: ir.ReductionKernel) -> str:
 
 def render(kernel: ir.ReductionKernel) -> str:
     """The complete CUDA C++ source of a reduction kernel module."""
-    return "\n".join([prelude(), VEC_TYPE, "", body(kernel)])
+    return "\n".join([prelude(), VEC_TYPE, getattr(kernel, "header", ""), body(kernel)])
+
+
+def nvrtc_options(kernel) -> tuple:
+    """NVRTC options of a user reduction (none for gpunb's own)."""
+    return tuple(getattr(kernel, "options", ()))
 
 
 def entry_points(kernel: ir.ReductionKernel) -> tuple[str, ...]:

@@ -147,3 +147,41 @@ def moment_kernel(func, dt, mdt, rdt, no, nr) -> ir.ReductionKernel:
     opnds = (ir.Operand(dt, "array"), ir.Operand(mdt, "outer"))
     return ir.ReductionKernel(kernel_name(func, opnds, rdt, no, nr), opnds, ir.cast(sq, rdt), "sum",
                               rdt, "sqrt_divide" if func == "std" else "divide", no, nr)
+
+
+@dataclass(frozen=True)
+class UserReduction:
+    """A user's reduction (``gpunb.ReductionKernel``, CuPy's): each element's value is the C++
+    expression ``map_expr`` over the operands (named ``names``), two values combine by
+    ``reduce_expr`` (over ``a`` and ``b`` of type ``reduce_type``) starting from
+    ``identity``, and ``post_map_expr`` writes the output (named ``out_name``) from the result
+    ``a``. ``header`` holds the types and typedefs the user's code names, and its preamble.
+    The reduction codegen renders it like a :class:`~gpunb.core.kernels.ir.ReductionKernel`
+    (same entry points, geometry and plans); only the state, element, combine and finish
+    differ."""
+
+    name: str
+    operands: tuple
+    names: tuple
+    user_types: tuple
+    map_expr: str
+    reduce_expr: str
+    post_map_expr: str
+    identity: str
+    reduce_type: str
+    out: np.dtype
+    out_name: str
+    out_type: str
+    header: str = ""
+    ndim_outer: int = 1
+    ndim_reduce: int = 1
+    options: tuple = ()
+
+    reducer = "user"       # class attributes, not fields: read by the codegen's dispatch
+    finish = "none"
+
+    def __post_init__(self):
+        if not self.name.isidentifier():
+            raise ValueError(f"kernel name {self.name!r} is not a C identifier")
+        if any(o.kind == "uniform" for o in self.operands):
+            raise ValueError("reduction operands are 'array', 'outer' or 'scalar'")

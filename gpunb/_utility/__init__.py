@@ -1,0 +1,1 @@
+"""Utility functions: ``get_array_module``, ``show_config``."""

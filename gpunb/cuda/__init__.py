@@ -1,0 +1,148 @@
+"""CuPy's ``cupy.cuda`` door to gpunb's devices, streams, events and memory, so that CuPy code
+runs with ``import gpunb as cp``: ``with cp.cuda.Device(0):``,
+``cp.cuda.Stream.null.synchronize()``, ``cp.cuda.runtime.getDeviceCount()``.
+
+These are gpunb's own objects under CuPy's names (``gpunb.cuda.Stream is gpunb.Stream``), not
+a second implementation. Nothing here touches the GPU at import.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ..core.ndarray import MemoryPointer
+from ..core.runtime import devices as _devices
+from ..core.runtime import memory as _memory
+from ..core.runtime.stream import (Event, ExternalStream, Stream, get_current_stream,
+                                   get_elapsed_time)
+from . import runtime
+
+__all__ = ["Device", "Stream", "ExternalStream", "Event", "get_current_stream",
+           "get_elapsed_time", "MemoryPointer", "alloc", "is_available", "get_device_id",
+           "profile", "runtime", "MemoryPool", "get_default_memory_pool", "set_allocator"]
+
+MemoryPool = _memory.MemoryPool
+
+
+def is_available() -> bool:
+    """Whether a usable CUDA device is present (``cupy.cuda.is_available``)."""
+    return _devices.count() > 0
+
+
+def get_device_id() -> int:
+    """The number of the current device (``cupy.cuda.get_device_id``)."""
+    return _devices.current()
+
+
+def get_default_memory_pool():
+    """gpunb's memory pool of the current device."""
+    return _memory.get_default_memory_pool()
+
+
+def set_allocator(allocator=None) -> None:
+    """CuPy's hook for a custom allocator. gpunb allocates from CUDA's stream-ordered pool
+    (``cuMemAllocAsync``) and takes no other allocator: a given one raises."""
+    if allocator is not None:
+        raise NotImplementedError("gpunb allocates from CUDA's stream-ordered memory pool; "
+                                  "custom allocators are not supported")
+
+
+def alloc(size: int) -> MemoryPointer:
+    """``size`` bytes of device memory from the pool, as a MemoryPointer (``cupy.cuda.alloc``):
+    pass it to ``gpunb.ndarray(shape, dtype, memptr=...)``."""
+    if int(size) < 0:
+        raise ValueError(f"cannot allocate a negative size: {size}")
+    pool = _memory.get_default_memory_pool()
+    buf = pool.malloc(int(size))
+    return MemoryPointer(int(buf.handle), buf, pool.device_id)
+
+
+@contextlib.contextmanager
+def profile():
+    """Collect CUDA profiler data only inside the block (``cupy.cuda.profile``; for Nsight
+    Systems' ``--capture-range=cudaProfilerApi``)."""
+    _devices.profiler(True)
+    try:
+        yield
+    finally:
+        _devices.profiler(False)
+
+
+class Device:
+    """A CUDA device, CuPy-style (``cupy.cuda.Device``).
+
+    Parameters
+    ----------
+    device : int, optional
+        The device number; default the current device.
+
+    Notes
+    -----
+    ``with Device(1):`` makes device 1 the one gpunb works on inside the block and restores the
+    previous one after; :meth:`use` makes it current for good. Constructing one with a number
+    touches nothing but the driver's device count.
+    """
+
+    __slots__ = ("_id", "_saved")
+
+    def __init__(self, device=None):
+        self._id = _devices.current() if device is None else _devices.check_ordinal(device)
+        self._saved: list[int] = []
+
+    @property
+    def id(self) -> int:
+        return self._id
+
+    def __int__(self) -> int:
+        return self._id
+
+    __index__ = __int__
+
+    def use(self) -> None:
+        """Make this device current."""
+        _devices.use(self._id)
+
+    def synchronize(self) -> None:
+        """Wait for all work on this device."""
+        _devices.synchronize(self._id)
+
+    @property
+    def compute_capability(self) -> str:
+        """``'90'`` for an H100, as CuPy spells it."""
+        p = _devices.properties(self._id)
+        return f"{p['major']}{p['minor']}"
+
+    @property
+    def attributes(self) -> dict:
+        """Every device attribute by CuPy's names (``MaxThreadsPerBlock``...)."""
+        return _devices.attributes(self._id)
+
+    @property
+    def mem_info(self) -> tuple[int, int]:
+        """(free, total) bytes of this device's memory."""
+        with self:
+            return _memory.mem_info()
+
+    @property
+    def pci_bus_id(self) -> str:
+        return _devices.pci_bus_id(self._id)
+
+    def __enter__(self) -> "Device":
+        self._saved.append(_devices.current())
+        if self._saved[-1] != self._id:
+            _devices.use(self._id)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        prev = self._saved.pop()
+        if prev != self._id:
+            _devices.use(prev)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Device) and other._id == self._id
+
+    def __hash__(self) -> int:
+        return hash(("gpunb.cuda.Device", self._id))
+
+    def __repr__(self) -> str:
+        return f"<CUDA Device {self._id}>"

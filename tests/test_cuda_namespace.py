@@ -1,0 +1,162 @@
+"""CuPy's doors that CuPy code walks through: ``gpunb.cuda`` (devices, streams, runtime
+queries), ``gpunb.testing`` (NumPy's assertions on GPU arrays), ``get_array_module`` and
+``show_config``. Without a GPU: what must work anyway and the errors that name the cause; on
+the GPU: the answers against the driver's own."""
+
+import numpy as np
+import pytest
+
+import gpunb as gp
+from gpunb.core.errors import GPUUnavailableError
+from gpunb.core.ndarray import MemoryPointer, ndarray
+
+gpu = pytest.mark.gpu
+
+
+def fake(shape=(3,), dtype="float32"):
+    dt = np.dtype(dtype)
+    return ndarray._view(MemoryPointer(0x10000), shape, np.empty(shape, dt).strides, dt, None)
+
+
+# -- anywhere --------------------------------------------------------------------------------
+
+def test_cuda_names_are_gpunbs_own_objects():
+    assert gp.cuda.Stream is gp.Stream and gp.cuda.Event is gp.Event
+    assert gp.cuda.ExternalStream is gp.ExternalStream
+    assert gp.cuda.get_current_stream is gp.get_current_stream
+    assert gp.cuda.get_elapsed_time is gp.get_elapsed_time
+    assert gp.cuda.MemoryPool is gp.MemoryPool
+    assert "cuda" in dir(gp) and "testing" in dir(gp)
+
+
+def test_get_array_module_picks_by_argument():
+    assert gp.get_array_module(np.ones(3), 1.0) is np
+    assert gp.get_array_module() is np
+    assert gp.get_array_module(np.ones(3), fake()) is gp
+
+    class Foreign:          # another library's GPU array (CuPy, torch): gpunb handles it
+        __cuda_array_interface__ = {"shape": (1,), "typestr": "<f4", "data": (0x10000, False), "version": 3}
+
+    assert gp.get_array_module(Foreign()) is gp
+
+
+def test_show_config_names_versions_and_cache(capsys):
+    gp.show_config()
+    text = capsys.readouterr().out
+    import numpy
+    assert "NumPy:" in text and numpy.__version__ in text
+    assert gp.__version__ in text and "NVRTC:" in text
+    assert str(gp.kernel_cache().directory) in text
+
+
+@pytest.mark.parametrize("name, args", [
+    ("assert_allclose", (np.array([1.0, 2.0]), np.array([1.0, 2.5]))),
+    ("assert_array_equal", (np.array([1, 2]), np.array([1, 3]))),
+    ("assert_array_almost_equal", (np.array([1.0]), np.array([1.1]))),
+    ("assert_array_less", (np.array([1, 5]), np.array([2, 3]))),
+    ("assert_equal", (np.array([1]), np.array([2]))),
+])
+def test_testing_fails_as_numpy_does(name, args):
+    with pytest.raises(AssertionError) as ours:
+        getattr(gp.testing, name)(*args)
+    with pytest.raises(AssertionError) as theirs:
+        getattr(np.testing, name)(*args)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_testing_passes_where_numpy_does():
+    gp.testing.assert_allclose(np.array([1.0, np.nan]), np.array([1.0 + 1e-9, np.nan]), rtol=1e-6)
+    gp.testing.assert_array_equal([1, 2], np.array([1, 2]))
+    gp.testing.assert_array_max_ulp(np.float32([1.0]), np.float32([1.0]))
+    gp.testing.assert_array_list_equal([np.ones(2)], [np.ones(2)])
+    with pytest.raises(AssertionError, match="List size is different"):
+        gp.testing.assert_array_list_equal([np.ones(2)], [])
+
+
+def test_without_a_gpu_device_queries_name_the_cause(no_gpu):
+    assert gp.cuda.is_available() is False
+    assert gp.cuda.runtime.getDeviceCount() == 0
+    with pytest.raises(GPUUnavailableError, match="No usable CUDA GPU"):
+        gp.cuda.Device(0)
+    with pytest.raises(GPUUnavailableError):
+        gp.cuda.runtime.getDeviceProperties(0)
+
+
+def test_runtime_version_is_nvrtcs():
+    from gpunb.core.runtime import nvrtc
+
+    major, minor = nvrtc.identity().split("-")[1].split(".")[:2]
+    assert gp.cuda.runtime.runtimeGetVersion() == int(major) * 1000 + int(minor) * 10
+
+
+def test_set_allocator_refuses_a_custom_one():
+    gp.cuda.set_allocator(None)
+    with pytest.raises(NotImplementedError, match="stream-ordered"):
+        gp.cuda.set_allocator(lambda n: None)
+
+
+# -- on the GPU ------------------------------------------------------------------------------
+
+@gpu
+def test_device_answers_match_the_driver():
+    from gpunb.core.runtime import driver
+
+    info = driver.device_info(0)
+    d = gp.cuda.Device(0)
+    assert d.id == 0 and int(d) == 0 and d == gp.cuda.Device() and repr(d) == "<CUDA Device 0>"
+    assert d.compute_capability == "".join(map(str, info.compute_capability))
+    attrs = d.attributes
+    assert attrs["MultiProcessorCount"] == info.multiprocessor_count
+    assert attrs["WarpSize"] == 32 and attrs["MaxThreadsPerBlock"] >= 1024
+    free, total = d.mem_info
+    assert 0 < free <= total == info.total_memory
+    props = gp.cuda.runtime.getDeviceProperties(0)
+    assert props["name"] == info.name.encode() and props["totalGlobalMem"] == info.total_memory
+    assert (props["major"], props["minor"]) == info.compute_capability
+    assert gp.cuda.runtime.deviceGetAttribute("MultiProcessorCount", 0) == info.multiprocessor_count
+    with pytest.raises(ValueError, match="unknown device attribute"):
+        gp.cuda.runtime.deviceGetAttribute("NoSuchThing", 0)
+    assert gp.cuda.runtime.getDeviceCount() >= 1 and gp.cuda.is_available()
+    assert gp.cuda.runtime.memGetInfo()[1] == info.total_memory
+    v = driver.driver_version()
+    assert gp.cuda.runtime.driverGetVersion() == v[0] * 1000 + v[1] * 10
+    assert ":" in d.pci_bus_id
+
+
+@gpu
+def test_device_context_streams_and_events_as_cupy_code_uses_them():
+    n = gp.cuda.runtime.getDeviceCount()
+    with pytest.raises(ValueError, match=f"device {n} does not exist"):
+        gp.cuda.Device(n)
+    with gp.cuda.Device(0) as d:
+        assert gp.cuda.runtime.getDevice() == 0 == gp.cuda.get_device_id()
+        x = gp.arange(10.0)
+        d.synchronize()
+    gp.cuda.Stream.null.synchronize()
+    s = gp.cuda.Stream(non_blocking=True)
+    start, end = gp.cuda.Event(), gp.cuda.Event()
+    with s:
+        start.record()
+        y = x * 2
+        end.record()
+    end.synchronize()
+    assert end.done and gp.cuda.get_elapsed_time(start, end) >= 0
+    np.testing.assert_array_equal(y.get(), np.arange(10.0) * 2)
+    gp.cuda.runtime.setDevice(0)
+    gp.cuda.runtime.deviceSynchronize()
+
+
+@gpu
+def test_alloc_backs_an_array_and_testing_reads_gpu_arrays():
+    mem = gp.cuda.alloc(40)
+    a = gp.ndarray((10,), np.float32, memptr=mem)
+    a[...] = 3
+    gp.testing.assert_array_equal(a, np.full(10, 3, np.float32))
+    gp.testing.assert_allclose(a, gp.full(10, 3.0000001, np.float32), rtol=1e-6)
+    with pytest.raises(AssertionError):
+        gp.testing.assert_array_equal(a, gp.zeros(10, np.float32))
+    with pytest.raises(ValueError, match="negative size"):
+        gp.cuda.alloc(-1)
+    assert gp.get_array_module(a) is gp
+    with gp.cuda.profile():
+        (a + 1).get()
