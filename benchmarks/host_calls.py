@@ -4,7 +4,7 @@ every 32 calls outside the clock (so a full launch queue never makes the host wa
 rounds of gpunb and CuPy alternate, call by call, so that a drift of the machine's speed
 during the run (seen: 30% within a minute) reaches both alike.
 
-    python benchmarks/host_calls.py [--json PATH] [--calls N]
+    python benchmarks/host_calls.py [--json PATH] [--calls N] [--set core|breadth]
 
 Only public API is used, so any gpunb tree can be measured against another on the same
 machine: ``PYTHONPATH=<tree>:... python benchmarks/host_calls.py``.
@@ -74,21 +74,61 @@ def cases(lib, np_mod):
     }
 
 
+def breadth_cases(lib, np_mod):
+    """name -> a call of issue 12's functions on small arrays, in ``lib``."""
+    rng = np.random.default_rng(0)
+    a = lib.asarray(rng.standard_normal(1000, dtype=np.float32))
+    b = lib.asarray(rng.standard_normal(1000, dtype=np.float32))
+    m = lib.asarray(rng.standard_normal((10, 100), dtype=np.float32))
+    idx = lib.asarray(rng.integers(0, 1000, 100))
+    mask = a > 0
+    return {
+        "concatenate([a, b])": lambda: lib.concatenate([a, b]),
+        "stack([a, b])": lambda: lib.stack([a, b]),
+        "a[idx] (100 int64)": lambda: a[idx],
+        "take(a, idx)": lambda: lib.take(a, idx),
+        "a[idx] = 0": lambda: a.__setitem__(idx, 0),
+        "a[mask]": lambda: a[mask],
+        "nonzero(mask)": lambda: lib.nonzero(mask),
+        "cumsum(a)": lambda: lib.cumsum(a),
+        "cumsum(m, axis=0)": lambda: lib.cumsum(m, axis=0),
+        "diff(a)": lambda: lib.diff(a),
+        "flip(a)": lambda: lib.flip(a),
+        "roll(a, 3)": lambda: lib.roll(a, 3),
+        "tile(m, (2, 1))": lambda: lib.tile(m, (2, 1)),
+        "repeat(a, 2)": lambda: lib.repeat(a, 2),
+        "pad(m, 1)": lambda: lib.pad(m, 1),
+        "tril(m)": lambda: lib.tril(m),
+        "isclose(a, b)": lambda: lib.isclose(a, b),
+        "allclose(a, b)": lambda: lib.allclose(a, b),
+        "nanmean(a)": lambda: lib.nanmean(a),
+        "average(a)": lambda: lib.average(a),
+    }
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", default=None)
     ap.add_argument("--calls", type=int, default=3000)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--set", choices=("core", "breadth"), default="core",
+                    help="core: arithmetic, reductions, launches; breadth: issue 12's functions")
     args = ap.parse_args(argv)
+    make = cases if args.set == "core" else breadth_cases
     results = {"gpunb_file": gp.__file__, "calls": args.calls, "gpunb": {}, "cupy": {}}
-    ours = cases(gp, np)
+    ours = make(gp, np)
     try:
         import cupy as cp
 
-        theirs, cp_sync = cases(cp, np), cp.cuda.Device().synchronize
+        theirs, cp_sync = make(cp, np), cp.cuda.Device().synchronize
     except ImportError:
         theirs = {}
     for name, fn in ours.items():
+        try:
+            fn()
+        except Exception as e:      # a function not built yet must not stop the others
+            print(f"{name}: {type(e).__name__}: {e}")
+            continue
         best = [float("inf"), float("inf")]
         for _ in range(args.rounds):        # one round each, in turn
             best[0] = min(best[0], per_call_us(fn, args.calls, sync=gp.synchronize, rounds=1))

@@ -17,6 +17,8 @@ Sections (each a function registered with ``@benchmark``; later issues add more)
              end to end against CuPy's RawKernel with a populated ``CUPY_CACHE_DIR``.
              Target: a cache-hit load (disk hit + module load) under 0.5 ms.
 ``launch``   (GPU only) host overhead per launch of the demo vector_add, gpunb and CuPy.
+``breadth``  (GPU only) issue 12's joining, rearranging, scans, compaction and gather/scatter
+             against CuPy and PyTorch (``benchmarks/breadth_child.py``).
 
 Every measurement that concerns a "fresh process" runs in a child Python started with this
 interpreter; children inherit the environment, with the repository root put first on
@@ -872,6 +874,57 @@ def bench_arrays(ctx: Context) -> list[dict]:
         firsts.append(json.loads(q.stdout.strip().splitlines()[-1])["s"] * 1e3)
     rows.append(row("import + first op in a fresh process, warm cache", median(firsts), None, None,
                     "ms", None, f"ok={data['ok']}"))
+    return rows
+
+
+# goal per breadth case: ("copy", fraction of copy bandwidth) or (library, not slower than it)
+BREADTH_GOALS = {
+    "concatenate 2 x 2^k": ("copy", 0.9), "stack 2 x 2^k": ("copy", 0.9),
+    "flip(x).copy()": ("copy", 0.9), "roll 1-d": ("copy", 0.9), "roll 2-d both axes": ("copy", 0.9),
+    "tile 2-d (1, 2)": ("copy", 0.9), "repeat(x, 2)": ("copy", 0.9),
+    "pad 2-d constant 8": ("copy", 0.9), "cumsum": ("copy", 0.8),
+    "x[mask] half true": ("torch", 1.0), "nonzero(mask) half true": ("torch", 1.0),
+    "gather x[idx] int64": ("cupy", 1.0), "take(x, idx)": ("cupy", 1.0),
+    "scatter x[idx] = y": ("cupy", 1.0), "add.at(x, idx, y)": ("cupy", 1.0),
+}
+
+
+@benchmark("breadth")
+def bench_breadth(ctx: Context) -> list[dict]:
+    """(GPU) issue 12's functions: joining, rearranging, scans, compaction, gather/scatter on
+    2^26 float32 elements, against CuPy and PyTorch in the same process."""
+    why = gpu_unavailable(ctx)
+    if why:
+        ctx.raw["breadth"] = why
+        return [row("breadth: joining, scans, indexing", why, None, None, "", None, "needs a GPU")]
+    p = ctx.run([str(REPO / "benchmarks" / "breadth_child.py")], {"GPUNB_CACHE_DIR": ctx.dir("breadth")})
+    if p.returncode != 0:
+        raise ChildError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}")
+    data = json.loads(p.stdout.strip().splitlines()[-1])
+    ctx.raw["breadth"] = data
+    copy_gbs = data["copy"]["gbs"]
+    rows = []
+    for name, r in data["cases"].items():
+        kind, goal = BREADTH_GOALS.get(name, ("copy", None))
+        ours = r.get("gpunb")
+        others = ", ".join(f"{k} {v:.3f} ms" if isinstance(v, float) else f"{k}: {v}"
+                           for k, v in r.items() if k not in ("gpunb", "bytes"))
+        if not isinstance(ours, float):
+            rows.append(row(name, f"error: {ours}", None, None, "", None, others, met=False))
+            continue
+        frac = r["bytes"] / ours / 1e6 / copy_gbs
+        if kind == "copy":
+            ref = r.get("cupy")
+            rows.append(row(f"{name}: fraction of copy bandwidth", frac,
+                            r["bytes"] / ref / 1e6 / copy_gbs if isinstance(ref, float) else "n/a",
+                            "CuPy", "x", f">= {goal}", f"gpunb {ours:.3f} ms; {others}",
+                            met=frac >= goal if goal else None, ratio=False))
+        else:
+            ref = r.get(kind)
+            rows.append(row(f"{name}: ms", ours, ref if isinstance(ref, float) else f"n/a ({kind})",
+                            "torch" if kind == "torch" else "CuPy", "ms", f"<= {kind}",
+                            f"{frac:.2f} of copy; {others}",
+                            met=ours <= ref if isinstance(ref, float) else None))
     return rows
 
 

@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import args
-from ..core.ndarray import ndarray
+from ..core import args, layout
+from ..core.ndarray import _alloc, _order, ndarray
 from ..core.runtime import memory
 
 
+def _c_or_f(order) -> str:
+    order = _order(order)
+    if order in "AK":
+        raise ValueError("only 'C' or 'F' order is permitted")
+    return order
+
+
 def empty(shape, dtype=float, order="C") -> ndarray:
-    """A new array with uninitialised contents (numpy.empty)."""
-    return ndarray(shape, args.dtype(dtype, np.float64), order=order)
+    """A new array with uninitialised contents (numpy.empty); ``order`` 'C' or 'F'."""
+    return ndarray(shape, args.dtype(dtype, np.float64), order=_c_or_f(order))
 
 
 def zeros(shape, dtype=float, order="C") -> ndarray:
@@ -37,29 +44,43 @@ def ones(shape, dtype=float, order="C") -> ndarray:
     return full(shape, 1, dtype, order)
 
 
-def _like(a, dtype, shape):
-    return (args.dtype(dtype, a.dtype), a.shape if shape is None else shape)
+def _like(a, dtype, order, shape) -> ndarray:
+    """The new uninitialised array of a ``*_like`` function: ``a``'s dtype and shape unless
+    given; ``order`` 'K' keeps ``a``'s memory layout (as NumPy, only when the shape keeps its
+    number of dimensions), 'A' is Fortran for a Fortran-contiguous ``a``."""
+    dt = args.dtype(dtype, a.dtype)
+    sh = tuple(a.shape) if shape is None else layout.new_shape(shape)
+    order = _order(order, "K")
+    if order in "AK" and len(sh) != len(a.shape):
+        order = "C"
+    like = a if isinstance(a, ndarray) else (
+        None if isinstance(a, np.ndarray) else args.as_gpu(a, "the prototype"))
+    if like is None or order in "CF":
+        return ndarray(sh, dt, order="F" if order == "F" else "C")
+    return _alloc(sh, dt, order, like)
 
 
-def empty_like(a, dtype=None, order="K", shape=None) -> ndarray:
+def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None) -> ndarray:
     """A new uninitialised array with the shape and dtype of ``a`` (numpy.empty_like)."""
-    dt, sh = _like(a, dtype, shape)
-    return empty(sh, dt)
+    return _like(a, dtype, order, shape)
 
 
-def zeros_like(a, dtype=None, order="K", shape=None) -> ndarray:
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None) -> ndarray:
     """Zeros with the shape and dtype of ``a`` (numpy.zeros_like)."""
-    dt, sh = _like(a, dtype, shape)
-    return zeros(sh, dt)
+    out = _like(a, dtype, order, shape)
+    memory.fill_bytes(out.data.ptr, 0, out.nbytes)
+    return out
 
 
-def ones_like(a, dtype=None, order="K", shape=None) -> ndarray:
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None) -> ndarray:
     """Ones with the shape and dtype of ``a`` (numpy.ones_like)."""
-    dt, sh = _like(a, dtype, shape)
-    return ones(sh, dt)
+    out = _like(a, dtype, order, shape)
+    out.fill(1)
+    return out
 
 
-def full_like(a, fill_value, dtype=None, order="K", shape=None) -> ndarray:
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None) -> ndarray:
     """``fill_value`` with the shape and dtype of ``a`` (numpy.full_like)."""
-    dt, sh = _like(a, dtype, shape)
-    return full(sh, fill_value, dt)
+    out = _like(a, dtype, order, shape)
+    out.fill(fill_value)
+    return out

@@ -7,12 +7,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import args, dtypes
-from ..core.ndarray import ndarray
+from ..core.ndarray import _order, ndarray
 from ..core.runtime import memory
 
 
 def upload(host: np.ndarray) -> ndarray:
-    """A new GPU array with the contents of the NumPy array ``host`` (C order)."""
+    """A new GPU array with the contents of the NumPy array ``host`` (Fortran order when
+    ``host`` is Fortran- but not C-contiguous, else C order)."""
+    if host.ndim > 1 and host.flags.f_contiguous and not host.flags.c_contiguous:
+        return upload(host.T).T      # the same bytes: a C-ordered transpose
     if not host.flags.c_contiguous:      # (np.ascontiguousarray would turn 0-d into 1-d)
         host = host.copy(order="C")
     dtypes.check(host.dtype)
@@ -25,36 +28,63 @@ def _gpu(obj, what):
     return args.as_gpu(obj, what) if not isinstance(obj, np.ndarray) else None
 
 
-def array(obj, dtype=None, copy=True, order="K", ndmin=0) -> ndarray:
-    """A GPU array from a NumPy array, nested sequences, scalars or another GPU array
-    (numpy.array)."""
-    g = _gpu(obj, "array()'s input")
+_NO_COPY = ("Unable to avoid copy while creating an array as requested.\nIf using "
+            "`np.array(obj, copy=False)` replace it with `np.asarray(obj)` to allow a copy when "
+            "needed (no behavior change in NumPy 1.x).\nFor more details, see "
+            "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
+            "#adapting-to-changes-in-the-copy-keyword.")
+
+
+def _convert(obj, dtype, copy, order, ndmin, what) -> ndarray:
+    """numpy.array's conversion with NumPy 2's ``copy`` (True: always; None: only when needed;
+    False: never, ValueError when needed). Host data always needs one (to the GPU)."""
+    order = _order(order, "K")
+    always = None if copy is None else bool(copy)
+    g = _gpu(obj, what)
     if g is None:
-        return upload(np.array(obj, dtype=dtype, copy=True, order="C", ndmin=ndmin))
-    out = g.astype(dtype if dtype is not None else g.dtype, copy=bool(copy))
-    while out.ndim < ndmin:
-        out = out[None]
-    return out
+        if always is False:
+            raise ValueError(_NO_COPY)
+        host = np.array(obj, dtype=dtype, copy=True, order=order, ndmin=ndmin)
+        return upload(host)
+    dt = g.dtype if dtype is None else args.dtype(dtype)
+    needed = dt != g.dtype or (order == "C" and not g._c_contiguous) or (
+        order == "F" and not g.flags.f_contiguous)
+    if always or (always is None and needed):
+        g = g.astype(dt, order=order, copy=True)
+    elif needed:
+        raise ValueError(_NO_COPY)
+    while g.ndim < ndmin:
+        g = g[None]
+    return g
 
 
-def asarray(obj, dtype=None, order=None) -> ndarray:
-    """``obj`` as a GPU array (numpy.asarray): GPU arrays (any ``__cuda_array_interface__``)
-    without a copy when the dtype matches; host data is copied to the GPU."""
-    g = _gpu(obj, "asarray()'s input")
-    if g is not None:
-        return g if dtype is None or np.dtype(dtype) == g.dtype else g.astype(dtype)
-    return upload(np.asarray(obj, dtype=dtype))
+def array(obj, dtype=None, copy=True, order="K", ndmin=0, *, like=None) -> ndarray:
+    """A GPU array from a NumPy array, nested sequences, scalars or another GPU array
+    (numpy.array): ``copy`` and ``order`` ('C', 'F', 'A', 'K') as in NumPy 2."""
+    return _convert(obj, dtype, copy, order, ndmin, "array()'s input")
 
 
-def ascontiguousarray(a, dtype=None) -> ndarray:
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None) -> ndarray:
+    """``a`` as a GPU array (numpy.asarray): GPU arrays (any ``__cuda_array_interface__``)
+    without a copy unless the dtype or ``order`` needs one; host data is copied to the GPU.
+    ``copy=False`` raises ValueError when a copy is needed, as NumPy 2."""
+    return _convert(a, dtype, copy, order, 0, "asarray()'s input")
+
+
+def ascontiguousarray(a, dtype=None, *, like=None) -> ndarray:
     """``a`` as a C-contiguous GPU array, copied only if it is not one (numpy.ascontiguousarray)."""
-    a = asarray(a, dtype)
-    return a if a.flags.c_contiguous else a.copy()
+    return _convert(a, dtype, None, "C", 1, "ascontiguousarray()'s input")   # NumPy: at least 1-d
 
 
-def copy(a, order="K"):
-    """A new array with a copy of the data (numpy.copy)."""
-    return args.array(a, "copy").copy(order="F" if order == "F" else "C")
+def asfortranarray(a, dtype=None, *, like=None) -> ndarray:
+    """``a`` as a Fortran-contiguous GPU array, copied only if it is not one
+    (numpy.asfortranarray)."""
+    return _convert(a, dtype, None, "F", 1, "asfortranarray()'s input")   # NumPy: at least 1-d
+
+
+def copy(a, order="K", subok=False):
+    """A new array with a copy of the data (numpy.copy); ``order`` 'K' keeps the layout."""
+    return args.array(a, "copy").copy(order=_order(order, "K"))
 
 
 def asnumpy(a, stream=None) -> np.ndarray:

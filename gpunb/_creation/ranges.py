@@ -31,3 +31,27 @@ def eye(N, M=None, k=0, dtype=float, order="C") -> ndarray:
 def identity(n, dtype=float) -> ndarray:
     """The ``n`` x ``n`` identity matrix (numpy.identity)."""
     return eye(n, dtype=dtype)
+
+
+def _host(value, name: str):
+    """A range endpoint or base, which NumPy's own routine computes on the host: a GPU array
+    there would have to come back to the host, so it is refused (gpunb never copies behind
+    your back)."""
+    if hasattr(value, "__cuda_array_interface__"):
+        raise TypeError(f"{name}: start, stop and base must be host values (scalars or NumPy "
+                        "arrays); the result is computed by NumPy and uploaded")
+    return value
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0) -> ndarray:
+    """Numbers spaced evenly on a log scale, ``base ** linspace(start, stop)`` (numpy.logspace).
+    Array-valued ``start``/``stop``/``base`` broadcast as in NumPy; the values are NumPy's."""
+    return upload(np.logspace(_host(start, "logspace"), _host(stop, "logspace"), num, endpoint,
+                              _host(base, "logspace"), dtype, axis))
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0) -> ndarray:
+    """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (numpy.geomspace), with
+    NumPy's handling of negative and complex endpoints and its values."""
+    return upload(np.geomspace(_host(start, "geomspace"), _host(stop, "geomspace"), num, endpoint,
+                               dtype, axis))

@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from ..core import args
+from ..core.kernels.elementwise.run import assign
 from ..core.ndarray import ndarray
 from .dims import atleast_1d, atleast_2d, atleast_3d, expand_dims
 
@@ -69,12 +70,13 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
             raise TypeError(f"Cannot cast array data from {x.dtype!r} to {dt!r} according to "
                             f"the rule {casting!r}")
     result = out if out is not None else ndarray(shape, dt)
+    step = result.strides[axis]
     start = 0
     for x in xs:
         n = x.shape[axis]
-        if x.size:
-            index = (slice(None),) * axis + (slice(start, start + n),)
-            result[index] = x
+        if x.size:     # the input's slice of the result, a view made directly
+            part = result._derive(x.shape, result.strides, start * step)
+            assign(part, x)
         start += n
     return result
 

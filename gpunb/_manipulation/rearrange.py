@@ -1,15 +1,13 @@
-"""Rearranging elements: ``flip``, ``fliplr``, ``flipud`` (views with negative strides) and
-``roll`` (copies of at most two slices per rolled axis into a new array, NumPy's own
-algorithm)."""
+"""Rearranging elements: ``flip``, ``fliplr``, ``flipud``, ``rot90`` (views with negative or
+exchanged strides) and ``roll`` (one kernel whatever the number of rolled axes:
+:mod:`gpunb.core.kernels.rearrange`)."""
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
 from ..core import args
-from ..core.ndarray import ndarray
+from ..core.kernels.rearrange import run as rearrange
 
 
 def flip(m, axis=None):
@@ -55,16 +53,28 @@ def roll(a, shift, axis=None):
     total = [0] * x.ndim
     for sh, ax in pairs:
         total[ax] += int(sh)
-    whole = ((slice(None), slice(None)),)
-    rolls = [whole] * x.ndim
-    for ax, offset in enumerate(total):
-        n = x.shape[ax] or 1
-        offset %= n
-        if offset:
-            rolls[ax] = ((slice(None, -offset), slice(offset, None)),
-                         (slice(-offset, None), slice(None, offset)))
-    result = ndarray(x.shape, x.dtype)
-    for indices in itertools.product(*rolls):
-        src, dst = zip(*indices)
-        result[dst] = x[src]
-    return result
+    return rearrange.roll(x, total)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """A view of ``m`` rotated by 90 degrees ``k`` times in the plane of ``axes``, from the
+    first axis towards the second (numpy.rot90)."""
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    x = args.array(m, "rot90")
+    nd = x.ndim
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == nd:
+        raise ValueError("Axes must be different.")
+    if axes[0] >= nd or axes[0] < -nd or axes[1] >= nd or axes[1] < -nd:
+        raise ValueError(f"Axes={axes} out of range for array of ndim={nd}.")
+    k = int(k) % 4
+    if k == 0:
+        return x._derive(x.shape, x.strides)
+    if k == 2:
+        return flip(flip(x, axes[0]), axes[1])
+    perm = list(range(nd))
+    perm[axes[0]], perm[axes[1]] = perm[axes[1]], perm[axes[0]]
+    if k == 1:
+        return flip(x, axes[1]).transpose(perm)
+    return flip(x.transpose(perm), axes[1])

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _registry
 from . import dtypes, layout
-from .runtime import memory
+from .runtime import driver, memory
 from .runtime.stream import current_stream_handle
 
 
@@ -178,6 +178,8 @@ class ndarray:
                                 or not out.flags.c_contiguous):
             raise ValueError(f"out must be a C-contiguous {self._dtype} array of shape {self._shape}")
         memory.copy_to_host(host, src._data.ptr, stream)
+        if driver.index_flag is not None and driver.index_flag[0]:   # an out-of-bounds GPU index
+            driver.index_error()
         return host if order == "C" else np.asarray(host, order=order)
 
     def set(self, arr, stream=None) -> None:
@@ -257,10 +259,15 @@ class ndarray:
         return self._derive(new, strides)
 
     def ravel(self, order="C") -> "ndarray":
+        order = _order(order)
+        if order == "K":       # memory order: axes by decreasing |stride|, directions kept
+            perm = _memory_perm(self._strides)
+            return self.transpose(perm).reshape(-1) if perm else self.reshape(-1)
         return self.reshape(-1, order=order)
 
     def flatten(self, order="C") -> "ndarray":
-        return self.copy(order=order).reshape(-1, order=order)
+        flat = self.ravel(order)
+        return flat.copy() if flat._data.owner is self._data.owner else flat
 
     def transpose(self, *axes) -> "ndarray":
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
@@ -318,8 +325,8 @@ class ndarray:
     # -- copies ---------------------------------------------------------------------------------
 
     def copy(self, order="C") -> "ndarray":
-        out = ndarray(self._shape, self._dtype, order="F" if order == "F" else "C")
-        out[...] = self
+        out = _alloc(self._shape, self._dtype, _order(order), self)
+        _copy_into(out, self)
         return out
 
     def astype(self, dtype, order="K", casting="unsafe", copy=True) -> "ndarray":
@@ -327,10 +334,13 @@ class ndarray:
         if not np.can_cast(self._dtype, dt, casting):
             raise TypeError(f"Cannot cast array data from {self._dtype!r} to {dt!r} according "
                             f"to the rule {casting!r}")
-        if dt == self._dtype and not copy:
+        order = _order(order, "K")
+        if dt == self._dtype and not copy and (
+                order in "AK" or (order == "C" and self._c_contiguous)
+                or (order == "F" and self.flags.f_contiguous)):
             return self
-        out = ndarray(self._shape, dt)
-        out[...] = self
+        out = _alloc(self._shape, dt, order, self)
+        _copy_into(out, self)
         return out
 
     def fill(self, value) -> None:
@@ -347,6 +357,9 @@ class ndarray:
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """``numpy.sin(x)`` on a gpunb array runs gpunb.sin; what gpunb lacks raises TypeError
         (returning NotImplemented makes NumPy raise it), never a copy to the host."""
+        if method == "at":                    # numpy.add.at(gpu_array, ...): gpunb's ufunc.at
+            f = _registry.numpy_ufunc(ufunc)
+            return NotImplemented if f is None else f.at(*inputs, **kwargs)
         if method != "__call__" or set(kwargs) - {"out", "dtype", "casting"}:
             return NotImplemented
         f = _registry.numpy_ufunc(ufunc)
@@ -360,6 +373,51 @@ class ndarray:
             raise TypeError(f"{_registry.numpy_name(func)} is not supported on gpunb arrays (gpunb "
                             "has no GPU implementation; it never copies to the host behind your back)")
         return _registry.implementation(entry.name)(*args, **kwargs)
+
+
+def _order(order, default: str = "C") -> str:
+    """``order=`` as 'C', 'F', 'A' or 'K' (any case; None is the caller's default), as NumPy's
+    ``PyArray_OrderConverter``, with its message for anything else."""
+    if order is None:
+        return default
+    if isinstance(order, str) and order.upper() in ("C", "F", "A", "K") and len(order) == 1:
+        return order.upper()
+    raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def _memory_perm(strides) -> tuple | None:
+    """The axes by decreasing ``|stride|`` (stable, as NumPy's sorted stride permutation), or
+    None when that is already their order."""
+    perm = sorted(range(len(strides)), key=lambda d: -abs(strides[d]))
+    return None if perm == list(range(len(strides))) else tuple(perm)
+
+
+def _alloc(shape, dt, order: str, like=None) -> ndarray:
+    """A new array of ``shape`` in ``order`` ('C', 'F', or 'A'/'K' relative to ``like``: 'A' is
+    Fortran when ``like`` is Fortran- but not C-contiguous; 'K' keeps ``like``'s axis order in
+    memory, with every stride positive)."""
+    if order in "AK" and like is not None and like.ndim > 1 and not like._c_contiguous:
+        if like.flags.f_contiguous:
+            order = "F"
+        elif order == "K" and len(shape) == like.ndim:
+            perm = _memory_perm(like._strides)
+            if perm is not None:
+                inner = ndarray(tuple(shape[p] for p in perm), dt)
+                inverse = [0] * len(perm)
+                for i, p in enumerate(perm):
+                    inverse[p] = i
+                return inner.transpose(inverse)
+    return ndarray(shape, dt, order="F" if order == "F" else "C")
+
+
+def _copy_into(out: ndarray, src: ndarray) -> None:
+    """``out[...] = src`` for a new ``out`` of ``src``'s shape, both viewed in ``out``'s memory
+    order so that the copy walks the destination contiguously (an F-to-F copy is then a flat
+    one)."""
+    perm = _memory_perm(out._strides) if out.ndim > 1 and not out._c_contiguous else None
+    if perm is not None:
+        out, src = out.transpose(perm), src.transpose(perm)
+    out[...] = src
 
 
 _registry.install(ndarray)     # the computing methods and the operators, bound on first use

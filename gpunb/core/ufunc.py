@@ -13,6 +13,7 @@ per line of the op table.
 from __future__ import annotations
 
 import threading
+from ctypes import c_int64 as _c_int64
 from ctypes import c_uint32 as _c_uint32
 from ctypes import c_void_p as _c_void_p
 
@@ -62,21 +63,58 @@ class ufunc:
                             f"{'s' if self.nin > 1 else ''} but {len(args)} were given")
         return _call(self, args, _args.out(out, self.nout, self.name), dtype, casting)
 
+    def at(self, a, indices, b=None) -> None:
+        """Performs unbuffered in place operation on ``a`` for elements specified by
+        ``indices``, as :meth:`numpy.ufunc.at`: every repeated index applies its value.
+
+        Runs ``add``, ``subtract``, ``multiply``, ``maximum`` and ``minimum`` with atomics (a
+        compare-and-swap loop where CUDA has no atomic for the type); the order in which a
+        repeated index gets its values is unspecified, so float sums may differ from NumPy's
+        in the last bits. ``indices`` follows ``a[indices]`` (host index data is checked on
+        the host and uploaded; GPU indices out of bounds raise at the next synchronization).
+        ``b`` is a GPU array or a scalar (taken as ``numpy.asarray(b)``, as NumPy does).
+        """
+        if self.nin == 1:
+            raise TypeError(f"gpunb's {self.name}.at is not supported: ufunc.at runs add, subtract, "
+                            "multiply, maximum and minimum")
+        if b is None:
+            raise ValueError("second operand needed for ufunc")
+        if self.name not in _AT:
+            raise TypeError(f"gpunb's {self.name}.at is not supported: ufunc.at runs add, subtract, "
+                            "multiply, maximum and minimum")
+        a = _args.array(a, f"{self.name}.at")
+        g = _args.as_gpu(b, f"the values of {self.name}.at")
+        if g is None:
+            from .kernels.indexing.resolve import upload
+
+            _args.scalar_type(b, f"the values of {self.name}.at")
+            g = upload(np.asarray(b))
+        loop = ops.loop(self._op, (a.dtype, g.dtype), None, "unsafe")
+        from .kernels.indexing.resolve import accumulate
+
+        accumulate(a, indices, g, self.name, loop[-1])
+
+
+_AT = ("add", "subtract", "multiply", "maximum", "minimum")
+
 
 def _fast_call(f: ufunc, args):
     """The common case without the general machinery: C-contiguous GPU arrays of one shape
-    (and Python int/float scalars), 16-byte aligned, fewer than 2**31 elements. Returns None
+    (and Python int/float scalars), fewer than 2**31 elements (16-byte aligned ones take the
+    vector entry point, others the flat one). Returns None
     for anything else, which then takes the general path (that also prepares this one)."""
     ctx = driver.active
     if ctx is None:
         return None
     shape = None
     key = [f]
+    misaligned = 0
     for a in args:
         t = type(a)
         if t is ndarray:
-            if not a._c_contiguous or a._data.ptr & 15 or (shape is not None and a._shape != shape):
+            if not a._c_contiguous or (shape is not None and a._shape != shape):
                 return None
+            misaligned |= a._data.ptr & 15
             shape = a._shape
             key.append(a._dtype)
         elif t in _WEAK_FAST:
@@ -90,6 +128,7 @@ def _fast_call(f: ufunc, args):
         n *= d
     if n <= 1 or n > eplan.INT32_LIMIT:    # one element is a 'uniform' operand: other kernels
         return None
+    key.append(misaligned != 0)     # x[1:] - x[:-1]: the one-element-per-step entry point
     prepared = ctx.prepared.get(tuple(key))
     if prepared is None:
         return None
@@ -127,12 +166,20 @@ def _prepare_fast(f: ufunc, arrays, scalars, lk, loop, results) -> None:
             conv.append(loop[i])
     if any(o.kind == "uniform" for o in lk.kernel.operands):
         return
-    name = f"{lk.kernel.name}_vec"
+    # the entry point plan() chose for this alignment: _vec when every array is aligned to a
+    # vector, else _flat (one element per step, any alignment)
+    misaligned = any(a._data.ptr & 15 for a in arrays.values())
+    E = lk.vec
+    if not misaligned and any(a._data.ptr % (E * a.itemsize) for a in (*arrays.values(), *results)):
+        return
+    key.append(misaligned)
+    name = f"{lk.kernel.name}_{'flat' if misaligned else 'vec'}"
     objects = [_c_void_p() if c is None else execute.scalar_object(c) for c in conv]
-    objects += [_c_void_p(), _c_uint32()]          # the result, the element count
+    objects += [_c_void_p(), _c_int64() if misaligned else _c_uint32()]    # the result, the count
     driver.context().prepared[tuple(key)] = (
-        fastcall.Prepared(lk.functions[name], (1,), eplan.BLOCK, objects), objects, lk.vec,
-        eplan.grid_cap(lk, name), results[0].dtype, tuple(conv), threading.Lock())
+        fastcall.Prepared(lk.functions[name], (1,), eplan.BLOCK, objects), objects,
+        1 if misaligned else E, eplan.grid_cap(lk, name), results[0].dtype, tuple(conv),
+        threading.Lock())
 
 
 def _call(f: ufunc, args, outs, dtype, casting):

@@ -41,7 +41,8 @@ def get(family, key, make) -> Loaded:
 
     ``family`` is a codegen module (or object) with ``render(kernel)``,
     ``entry_points(kernel)``, ``vector_width(kernel)`` and ``THREADS`` (the block size its
-    launches use); ``key`` must determine the IR.
+    launches use), and optionally ``nvrtc_options(kernel)`` (include paths, defines: a family
+    built on CUB); ``key`` must determine the IR.
     """
     ctx = driver.active or driver.context()
     full = (family.__name__, key)
@@ -52,7 +53,9 @@ def get(family, key, make) -> Loaded:
         lk = ctx.loaded.get(full)
         if lk is None:
             k = make()
-            entry = compile_cached(family.render(k), (), ctx.arch, display_name=k.name)
+            opts = getattr(family, "nvrtc_options", None)
+            entry = compile_cached(family.render(k), opts(k) if opts else (), ctx.arch,
+                                   display_name=k.name)
             entries = {e: driver.load_kernel(entry.key, entry.cubin, e) for e in family.entry_points(k)}
             lk = Loaded(k, entries, {e: driver.function_of(f) for e, f in entries.items()},
                         ctx.sm_count, family.vector_width(k),

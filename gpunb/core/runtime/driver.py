@@ -346,6 +346,18 @@ def launch(kernel, grid, block, shared_mem: int, stream, args) -> None:
         raise _translate(e, "kernel launch") from e
 
 
+# Out-of-bounds GPU indices (kernels/indexing/run.py): the host word the indexing kernels set,
+# read at the synchronization points; None until an indexing kernel has run.
+index_flag = None
+
+
+def index_error() -> None:
+    """Raise the pending IndexError of an indexing kernel (``index_flag[0]`` is set)."""
+    from ..kernels.indexing.run import check
+
+    check()
+
+
 def synchronize() -> None:
     """Wait for all work on the current device."""
     dev = device()
@@ -353,6 +365,8 @@ def synchronize() -> None:
         dev.sync()
     except Exception as e:
         raise _translate(e, "device synchronize") from e
+    if index_flag is not None and index_flag[0]:
+        index_error()
 
 
 def kernel_attributes(kernel) -> dict:

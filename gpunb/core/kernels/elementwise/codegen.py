@@ -196,7 +196,8 @@ def _strided(kernel: ir.ElementwiseKernel) -> str:
         ]
 
     # rows: E elements per step along the innermost dim, which every operand has contiguous
-    # or broadcast (bit k of ``bcast``); one division per E elements and 16-byte accesses
+    # (forwards, or backwards: bit 16 + k of ``bcast``) or broadcast (bit k); one division per
+    # E elements and 16-byte accesses
     E = vector_width(kernel)
     rows = []
     for i in arrays:
@@ -206,8 +207,14 @@ def _strided(kernel: ir.ElementwiseKernel) -> str:
                  f"        if (bcast & {1 << slot[i]}u) {{",
                  f"            const {st} t = *reinterpret_cast<const {st}*>{ptr};",
                  "            #pragma unroll",
-                 f"            for (int k = 0; k < {E}; ++k) x{i}.v[k] = t;",
-                 f"        }} else x{i} = *reinterpret_cast<const gpunb_vec<{st}, {E}>*>{ptr};"]
+                 f"            for (int k = 0; k < {E}; ++k) x{i}.v[k] = t;"]
+        if slot[i] < 16:       # a reversed operand: the vector below, in reverse order
+            rows += [f"        }} else if (bcast & {1 << (16 + slot[i])}u) {{",
+                     f"            const gpunb_vec<{st}, {E}> r = *reinterpret_cast<const "
+                     f"gpunb_vec<{st}, {E}>*>({ptr} - {E - 1} * sizeof({st}));",
+                     "            #pragma unroll",
+                     f"            for (int k = 0; k < {E}; ++k) x{i}.v[k] = r.v[{E - 1} - k];"]
+        rows += [f"        }} else x{i} = *reinterpret_cast<const gpunb_vec<{st}, {E}>*>{ptr};"]
     rows += [f"        gpunb_vec<{storage_type(dt)}, {E}> y{j};" for j, (dt, _) in enumerate(kernel.outputs)]
     rows += ["        #pragma unroll", f"        for (int k = 0; k < {E}; ++k) {{"]
     rows += body(kernel, lambda i: f"x{i}.v[k]", lambda j: f"y{j}.v[k]", "            ")

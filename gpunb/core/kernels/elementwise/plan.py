@@ -108,20 +108,32 @@ def plan(lk, inputs, outputs, shape) -> Step | None:
 
 
 def _row_vectors(cshape, cstrides, arrays, n_out: int, E: int):
-    """The ``bcast`` mask of the rows entry (bit k: operand k is broadcast along the innermost
-    dim), or None when that entry cannot run: it needs the innermost dim a multiple of ``E``,
-    each input contiguous (aligned to ``E`` elements) or broadcast along it, and each output
-    contiguous and aligned."""
-    if E == 1 or len(cshape) < 2 or cshape[-1] % E:
+    """The ``bcast`` word of the rows entry, or None when that entry cannot run. Bit k: input
+    k is broadcast along the innermost dim; bit 16 + k: input k runs backwards along it (a
+    flipped view: one vector load, reversed in registers). It needs the innermost dim a
+    multiple of ``E``, each input contiguous (forwards or backwards, its vectors aligned to
+    ``E`` elements) or broadcast along it, and each output contiguous and aligned."""
+    if E == 1 or cshape[-1] % E:
         return None
     bcast = 0
+    n_in = len(arrays) - n_out
     for k, (a, st) in enumerate(zip(arrays, cstrides)):
-        if st[-1] == 0 and k < len(arrays) - n_out:
+        if k < n_in and st[-1] == 0:
             bcast |= 1 << k
             continue
         vb = E * a.itemsize
-        if st[-1] != a.itemsize or a.data.ptr % vb or any(s % vb for s in st[:-1]):
+        if any(s % vb for s in st[:-1]):
             return None
+        if k < n_in and k < 16 and st[-1] == -a.itemsize:
+            # the vector of elements j..j+E-1 starts E-1 elements below element j
+            if (a.data.ptr - (E - 1) * a.itemsize) % vb:
+                return None
+            bcast |= 1 << (16 + k)
+            continue
+        if st[-1] != a.itemsize or a.data.ptr % vb:
+            return None
+    if len(cshape) < 2 and not bcast >> 16:
+        return None       # a 1-d strided copy with no reversed operand: nothing to gain
     return bcast
 
 

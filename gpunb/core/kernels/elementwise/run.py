@@ -10,8 +10,9 @@ import ctypes
 import numpy as np
 
 from ... import args, layout
+from ...runtime import driver, fastcall
 from .. import loader
-from ..execute import execute, operand_params
+from ..execute import PREPARED_LIMIT, execute, operand_params
 from ..transpose.run import try_copy
 from . import codegen as cg
 from . import ir as eir
@@ -47,8 +48,7 @@ def assign(dst, value) -> None:
         args.scalar_type(value, "the assigned value")
         dt = dst.dtype
         v = dt.type(value) if not isinstance(value, complex) or dt.kind == "c" else dt.type(value.real)
-        launch(("fill", dt.name), lambda kinds, lay, nd: eir.copy_kernel(dt, dt, "scalar", lay, nd),
-               [v], [False], [dst], dst.shape)
+        fill(dst, v)
         return
     if src.shape != dst.shape:
         try:
@@ -58,11 +58,62 @@ def assign(dst, value) -> None:
                              f"{dst.shape}") from None
     if overlaps(src, dst):
         src = src.copy()
-    if try_copy(src, dst):      # a tiled kernel when the copy transposes
+    copy(src, dst)
+
+
+_TRANSPOSE = "transpose"     # a prepared copy's marker: the tiled transposing kernel takes it
+
+
+def fill(dst, v) -> None:
+    """``dst[...] = v`` for a scalar ``v`` of ``dst``'s dtype: planned once per layout, as
+    :func:`copy`."""
+    if dst._size == 0:
         return
-    launch(("copy", src.dtype.name, dst.dtype.name),
-           lambda kinds, lay, nd: eir.copy_kernel(src.dtype, dst.dtype, kinds[0], lay, nd),
-           [src], [True], [dst], dst.shape)
+    ctx = driver.active or driver.context()
+    key = ("fill", dst._dtype, dst._shape, dst._strides, dst._data.ptr & 15)
+    prepared = ctx.prepared.get(key)
+    if prepared is None:
+        dt = dst._dtype
+        lk, step = launch(("fill", dt.name), lambda kinds, lay, nd: eir.copy_kernel(dt, dt, "scalar", lay, nd),
+                          [v], [False], [dst], dst.shape)
+        if len(ctx.prepared) > PREPARED_LIMIT:
+            ctx.prepared.clear()
+        ctx.prepared[key] = (lk.kernel, step)
+        return
+    kernel, step = prepared
+    execute((step,), operand_params(kernel, [v]) + [ctypes.c_void_p(dst._data.ptr)])
+
+
+def copy(src, dst) -> None:
+    """``dst[...] = src`` for ``src`` already broadcast to ``dst``'s shape and not overlapping
+    it. Same dtype and both C-contiguous: the driver's copy. Otherwise the copy's launch is
+    planned once per (dtypes, shape, strides, alignment) on each device and replayed: the
+    joining, tiling and padding functions make many small copies of the same layouts."""
+    if dst._size == 0:
+        return
+    if src._dtype == dst._dtype and src._c_contiguous and dst._c_contiguous:
+        fastcall.copy(dst._data.ptr, src._data.ptr, dst._size * dst._dtype.itemsize,
+                      driver.current_stream()[1])
+        return
+    ctx = driver.active or driver.context()
+    key = ("assign", src._dtype, dst._dtype, dst._shape, src._strides, dst._strides,
+           src._data.ptr & 15, dst._data.ptr & 15)
+    step = ctx.prepared.get(key)
+    if step is None:
+        if try_copy(src, dst):      # a tiled kernel when the copy transposes
+            step = _TRANSPOSE
+        else:
+            _, step = launch(("copy", src.dtype.name, dst.dtype.name),
+                             lambda kinds, lay, nd: eir.copy_kernel(src.dtype, dst.dtype, kinds[0], lay, nd),
+                             [src], [True], [dst], dst.shape)
+        if len(ctx.prepared) > PREPARED_LIMIT:
+            ctx.prepared.clear()
+        ctx.prepared[key] = step
+        return
+    if step is _TRANSPOSE:
+        try_copy(src, dst)
+        return
+    execute((step,), [ctypes.c_void_p(src._data.ptr), ctypes.c_void_p(dst._data.ptr)])
 
 
 def overlaps(a, b) -> bool:

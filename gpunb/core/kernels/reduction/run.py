@@ -15,9 +15,10 @@ import warnings
 
 from ... import args
 from ...errors import warn
+from ...runtime import driver
 from ...ndarray import ndarray
 from .. import loader
-from ..execute import execute, operand_params
+from ..execute import PREPARED_LIMIT, execute, operand_params
 from . import codegen as rc
 from .ir import SPECS, kernel_for, mean_dtype, moment_kernel, result_dtype
 from .plan import geometry, steps
@@ -28,16 +29,32 @@ def run(key, make, operands, shape, axes, result: ndarray, divisor: float, keep_
     or ('scalar', value)) over ``axes`` into the contiguous ``result``; ``make(no, nr)``
     builds the kernel for ``no`` outer and ``nr`` reduced dims, ``key`` names it. Returns
     the steps launched and the temporary bytes they needed."""
-    strided = [v for kind, v in operands if kind != "scalar"]
-    g = geometry(shape, axes, [kind for kind, _ in operands], [v.strides for v in strided],
-                 keep_order)
-    if g.M == 0:
+    # The plan depends on the kernel, the geometry (shape, axes, strides) and the reduced
+    # operand's alignment, not on the data: made once per device and replayed, so a repeated
+    # reduction costs a dictionary lookup and the launches.
+    ctx = driver.active or driver.context()
+    memo_key = ("reduce", key, shape, axes, keep_order, divisor,
+                tuple(kind if kind == "scalar" else (kind, v._strides, v._data.ptr & 15)
+                      for kind, v in operands))
+    prepared = ctx.prepared.get(memo_key)
+    if prepared is None:
+        strided = [v for kind, v in operands if kind != "scalar"]
+        g = geometry(shape, axes, [kind for kind, _ in operands], [v.strides for v in strided],
+                     keep_order)
+        if g.M == 0:
+            prepared = ((), 0, None)
+        else:
+            no, nr = len(g.oshape), len(g.rshape)
+            lk = loader.get(rc, key + (no, nr), lambda: make(no, nr))
+            prepared = (*steps(lk, g, len(operands), strided[g.slot], divisor), lk.kernel)
+        if len(ctx.prepared) > PREPARED_LIMIT:
+            ctx.prepared.clear()
+        ctx.prepared[memo_key] = prepared
+    launches, temp_bytes, kernel = prepared
+    if not launches:
         return (), 0
-    no, nr = len(g.oshape), len(g.rshape)
-    lk = loader.get(rc, key + (no, nr), lambda: make(no, nr))
-    launches, temp_bytes = steps(lk, g, len(operands), strided[g.slot], divisor)
-    params = operand_params(lk.kernel, [v for _, v in operands])
-    execute(launches, params + [ctypes.c_void_p(result.data.ptr)], temp_bytes)
+    params = operand_params(kernel, [v for _, v in operands])
+    execute(launches, params + [ctypes.c_void_p(result._data.ptr)], temp_bytes)
     return launches, temp_bytes
 
 

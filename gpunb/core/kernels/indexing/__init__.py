@@ -1,0 +1,1 @@
+"""Gather/scatter kernels: advanced indexing, take/put, ``ufunc.at`` (codegen, plan, run)."""

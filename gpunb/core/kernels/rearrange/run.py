@@ -1,0 +1,115 @@
+"""Rearranging kernels, run: ``roll`` of any view into a new array in one launch, and the
+index array of a per-element ``repeat``."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from ... import dtypes, memo
+from ...ndarray import ndarray
+from ...runtime import driver
+from .. import loader
+from ..execute import Step, execute
+from . import codegen as cg
+from .plan import plan, plan_pad
+
+MAX_GRID = 2**31 - 1
+# plans depend only on shapes, strides, itemsizes and the shifts or widths (the kernels check
+# pointer alignment themselves): planned once per layout
+_roll_plans = memo.table("rearrange.roll_plans")
+_pad_plans = memo.table("rearrange.pad_plans")
+
+
+def _grid(n: int) -> tuple[int]:
+    return (max(1, min(-(-n // cg.THREADS), MAX_GRID)),)
+
+
+def roll(x: ndarray, shifts) -> ndarray:
+    """A new C-ordered array: ``x`` rolled by ``shifts[d]`` along each axis ``d``."""
+    out = ndarray._empty(x.shape, x.dtype)
+    if out.size == 0:
+        return out
+    key = (x.shape, x.strides, x.itemsize, tuple(shifts))
+    p = _roll_plans.get(key)
+    if p is None:
+        p = _roll_plans[key] = plan(*key)
+    k = cg.RollKernel(x.itemsize, p.ndim)
+    lk = loader.get(cg, ("roll", k.itemsize, k.ndim), lambda: k)
+    geo = (ctypes.c_int64 if p.wide else ctypes.c_uint32) * len(p.words)
+    count = (ctypes.c_int64 if p.wide else ctypes.c_uint32)(p.n)
+    step = Step(lk.functions[f"{k.name}_{p.entry}"], _grid(p.n), (cg.THREADS,),
+                (0, 1, count, geo(*p.words)))
+    execute((step,), [ctypes.c_void_p(x.data.ptr), ctypes.c_void_p(out.data.ptr)])
+    return out
+
+
+def pad(x: ndarray, widths, mode: str, constants, fortran: bool) -> ndarray:
+    """A new array: ``x`` padded by ``widths`` (``(before, after)`` per axis) in one pass, in
+    ``mode`` ('constant', 'edge', 'wrap', or NumPy's even 'reflect' and 'symmetric');
+    ``constants`` (host, shape (ndim, 2), ``x``'s dtype) are the constant mode's values."""
+    shape = tuple(b + n + a for n, (b, a) in zip(x.shape, widths))
+    out = ndarray(shape, x.dtype, order="F" if fortran else "C")
+    if out.size == 0:
+        return out
+    key = (x.shape, x.strides, x.itemsize, tuple(widths), fortran)
+    ctx = driver.active or driver.context()
+    # the launch depends on the layout, the mode and the constants' bytes: prepared once per
+    # device and replayed (a small pad is mostly host time)
+    full = ("rearrange.pad", key, mode, constants.tobytes())
+    step = ctx.prepared.get(full)
+    if step is None:
+        step = ctx.prepared[full] = _pad_step(key, mode, constants)
+    execute((step,), [ctypes.c_void_p(x.data.ptr), ctypes.c_void_p(out.data.ptr)])
+    return out
+
+
+def _pad_step(key, mode: str, constants) -> Step:
+    p = _pad_plans.get(key)
+    if p is None:
+        p = _pad_plans[key] = plan_pad(*key)
+    k = cg.PadKernel(key[2], p.ndim, mode)
+    lk = loader.get(cg, ("pad", k.itemsize, k.ndim, k.mode), lambda: k)
+    geo = (ctypes.c_int64 if p.wide else ctypes.c_uint32) * len(p.words)
+    words = p.words if p.wide else [w & 0xFFFFFFFF for w in p.words]
+    count = (ctypes.c_int64 if p.wide else ctypes.c_uint32)(p.n)
+    table = b"".join((constants[d] if d is not None else np.zeros(2, constants.dtype)).tobytes()
+                     for d in p.perm)
+    consts = (ctypes.c_uint8 * len(table)).from_buffer_copy(table)
+    return Step(lk.functions[f"{k.name}_{p.entry}"], _grid(p.n), (cg.THREADS,),
+                (0, 1, count, geo(*words), consts))
+
+
+def repeat_last(x: ndarray, count: int) -> ndarray:
+    """A new C-ordered array: the C-contiguous ``x`` with each element repeated ``count``
+    times along its last axis (``numpy.repeat(x, count, -1)``)."""
+    shape = x.shape[:-1] + (x.shape[-1] * count,)
+    out = ndarray._empty(shape, x.dtype)
+    n = out.size
+    if n == 0:
+        return out
+    k = cg.RepeatKernel(x.itemsize)
+    lk = loader.get(cg, ("repeat", k.itemsize), lambda: k)
+    wide = n >= 2**31
+    I = ctypes.c_uint64 if wide else ctypes.c_uint32
+    E = cg.vector_width(k)
+    step = Step(lk.functions[f"{k.name}_{'wide' if wide else 'vec'}"], _grid(-(-n // E)),
+                (cg.THREADS,), (0, 1, I(n), I(count)))
+    execute((step,), [ctypes.c_void_p(x.data.ptr), ctypes.c_void_p(out.data.ptr)])
+    return out
+
+
+def repeat_index(cum: ndarray, total: int) -> ndarray:
+    """The int64 index of a per-element repeat: position ``j`` of the result takes element
+    ``i``, the first with ``cum[i] > j`` (``cum``: the contiguous int64 inclusive running sum
+    of the counts)."""
+    out = ndarray._empty((total,), dtypes.check("int64"))
+    if total == 0:
+        return out
+    k = cg.RepeatIndexKernel()
+    lk = loader.get(cg, ("repeat_index",), lambda: k)
+    step = Step(lk.functions[k.name], _grid(total), (cg.THREADS,),
+                (0, ctypes.c_int64(cum.size), 1, ctypes.c_int64(total)))
+    execute((step,), [ctypes.c_void_p(cum.data.ptr), ctypes.c_void_p(out.data.ptr)])
+    return out
