@@ -714,7 +714,7 @@ def bench_cache(ctx: Context) -> list[dict]:
             "processes" + warn),
         row("cache hit: disk, new KernelCache each time", disk, None, None, "ms", None,
             f"(b) median over {base['n_disk']} x {n}; most of it is opening the store "
-            "(cuda.core FileStreamProgramCache) for each new KernelCache"),
+            "(gpunb.core.runtime.store: the directory checks) for each new KernelCache"),
         row("cache hit: disk, store already open", disk_open, None, None, "ms", None,
             f"(b2) compile_cached on one KernelCache whose memory layer is emptied before each call "
             f"(a private attribute); median over {base['n_disk']} x {n}; the lookup alone (key "
