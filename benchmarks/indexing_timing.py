@@ -15,6 +15,7 @@ import numpy as np
 
 import gpunb as gp
 from gpunb.core.runtime import driver
+from event_timing import cupy_ms, gp_ms, torch_ms     # benchmarks/event_timing.py: run as a script, this folder is on sys.path
 
 try:
     import cupy as cp
@@ -27,38 +28,6 @@ except ImportError:
     torch = None
 
 N = 1 << 26
-
-
-def cupy_ms(fn, repeat=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b))
-    return float(np.median(times))
-
-
-def torch_ms(fn, repeat=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return float(np.median(times))
-
-
-def gp_ms(fn, repeat=20, warmup=3):
-    return driver.time_ms(fn, repeat=repeat, warmup=warmup)
 
 
 def host_us(fn, sync, n=3000):

@@ -14,6 +14,7 @@ import numpy as np
 
 import gpunb as gp
 from gpunb.core.runtime import driver
+from event_timing import cupy_ms, gp_ms     # benchmarks/event_timing.py: run as a script, this folder is on sys.path
 
 try:
     import cupy as cp
@@ -22,24 +23,6 @@ except ImportError:
 
 N = 1 << 26
 S = 8192
-
-
-def cupy_ms(fn, repeat=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b))
-    return float(np.median(times))
-
-
-def gp_ms(fn, repeat=20, warmup=3):
-    return driver.time_ms(fn, repeat=repeat, warmup=warmup)
 
 
 def main():

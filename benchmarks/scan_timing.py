@@ -68,6 +68,7 @@ def main():
     import gpunb as gp
     from gpunb.core.kernels.scan.run import select
     from gpunb.core.runtime import driver
+    from event_timing import cupy_ms, gp_ms, torch_ms    # this folder, on sys.path as a script
 
     try:
         import cupy as cp
@@ -77,22 +78,6 @@ def main():
         import torch
     except ImportError:
         torch = None
-
-    def gp_ms(fn, repeat=20, warmup=3):
-        return driver.time_ms(fn, repeat=repeat, warmup=warmup)
-
-    def ev_ms(event, sync_elapsed, fn, repeat=20, warmup=3):
-        for _ in range(warmup):
-            fn()
-        times = []
-        for _ in range(repeat):
-            a, b = event(), event()
-            a.record()
-            fn()
-            b.record()
-            b.synchronize()
-            times.append(sync_elapsed(a, b))
-        return float(np.median(times))
 
     rng = np.random.default_rng(0)
     xh = rng.standard_normal(N).astype(np.float32)
@@ -126,7 +111,7 @@ def main():
     if cp is not None:
         cx, cm = cp.asarray(xh), cp.asarray(mh)
         cr, cc, cm2 = cx[: rows_shape[0] * 1000].reshape(rows_shape), cx.reshape(cols_shape), cm.reshape(cols_shape)
-        t = lambda fn: ev_ms(cp.cuda.Event, cp.cuda.get_elapsed_time, fn)
+        t = cupy_ms
         rows["copy (ceiling)"].append(t(lambda: cx.copy()))
         cy = cp.empty_like(cx)
         rows["cumsum 1-D, out="].append(t(lambda: cp.cumsum(cx, out=cy)))
@@ -139,8 +124,7 @@ def main():
     if torch is not None:
         tx, tm = torch.from_numpy(xh).cuda(), torch.from_numpy(mh).cuda()
         tr, tc, tm2 = tx[: rows_shape[0] * 1000].reshape(rows_shape), tx.reshape(cols_shape), tm.reshape(cols_shape)
-        ev = lambda: torch.cuda.Event(enable_timing=True)
-        t = lambda fn: ev_ms(ev, lambda a, b: a.elapsed_time(b), fn)
+        t = torch_ms
         rows["copy (ceiling)"].append(t(lambda: tx.clone()))
         ty = torch.empty_like(tx)
         rows["cumsum 1-D, out="].append(t(lambda: torch.cumsum(tx, 0, out=ty)))

@@ -15,25 +15,12 @@ import numpy as np
 
 import gpunb as gp
 from gpunb.core.runtime import driver, memory
+from event_timing import cupy_ms     # benchmarks/event_timing.py: run as a script, this folder is on sys.path
 
 try:
     import cupy as cp
 except ImportError:          # CuPy absent: gpunb's figures only
     cp = None
-
-
-def cupy_ms(fn, repeat=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b))
-    return float(np.median(times))
 
 
 def host_us(fns, calls=20000, rounds=5, every=32):

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+import gpunb as gp
+from gpunb.core.ndarray import MemoryPointer, ndarray
+
 SPECIAL = (np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0)
 
 
@@ -37,3 +40,18 @@ def rand(shape, dtype, *, rng, scale=1.0, bound=100, special=None):
         if special == "scattered" and n >= 8:
             x[rng.integers(n)] = complex(np.nan, 1)
     return x.reshape(shape)
+
+
+def fake(shape=(3, 4), dtype="float32", order="C"):
+    """A gpunb array over a made-up device address: every argument check runs before a kernel
+    would touch it, so CPU tests check NumPy's errors with it."""
+    dt = np.dtype(dtype)
+    return ndarray._view(MemoryPointer(0x10000), shape, np.empty(shape, dt, order=order).strides,
+                         dt, None)
+
+
+def same(got, want):
+    """The GPU result ``got`` equals NumPy's ``want``: dtype, shape and every element."""
+    got = gp.asnumpy(got)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
+    np.testing.assert_array_equal(got, want)

@@ -12,26 +12,15 @@ from hypothesis import strategies as st
 
 import gpunb as gp
 from gpunb.core.dtypes import SUPPORTED
-from gpunb.core.ndarray import MemoryPointer, ndarray
 from tests import data
+from tests.data import fake, same
 
 rng = np.random.default_rng(99)
 gpu = pytest.mark.gpu
 
 
-def fake(shape=(3, 4), dtype="float32"):
-    dt = np.dtype(dtype)
-    return ndarray._view(MemoryPointer(0x10000), shape, np.empty(shape, dt).strides, dt, None)
-
-
 def rand(shape, dtype):
     return data.rand(shape, dtype, rng=rng, scale=3, bound=100)
-
-
-def same(got, want):
-    got = gp.asnumpy(got)
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
-    np.testing.assert_array_equal(got, want)
 
 
 # -- CPU: names, errors, views --------------------------------------------------------------

@@ -17,17 +17,13 @@ from gpunb.core.build.compiler import compile as nvrtc_compile
 from gpunb.core.dtypes import SUPPORTED
 from gpunb.core.kernels.rearrange import codegen as rcg
 from gpunb.core.kernels.rearrange import plan as rplan
-from gpunb.core.ndarray import MemoryPointer, ndarray
+from gpunb.core.ndarray import MemoryPointer
 from tests import data
+from tests.data import fake, same
 
 rng = np.random.default_rng(1212)
 gpu = pytest.mark.gpu
 BASE = 0x10000
-
-
-def fake(shape=(3, 4), dtype="float32", order="C"):
-    dt = np.dtype(dtype)
-    return ndarray._view(MemoryPointer(BASE), shape, np.empty(shape, dt, order=order).strides, dt, None)
 
 
 def like_numpy(view, host):
@@ -343,13 +339,6 @@ def test_tril_triu_are_one_fused_kernel():
 
 def rand(shape, dtype):
     return data.rand(shape, dtype, rng=rng, scale=3, bound=100)
-
-
-def same(got, want):
-    got_h = gp.asnumpy(got)
-    assert got_h.dtype == want.dtype and got_h.shape == want.shape, (got_h.dtype, got_h.shape,
-                                                                     want.dtype, want.shape)
-    np.testing.assert_array_equal(got_h, want)
 
 
 def on_gpu(host, layout):

@@ -10,16 +10,12 @@ import pytest
 import gpunb as gp
 from gpunb import _registry as R
 from gpunb.core.fusion.tracer import Proxy, fusable
-from gpunb.core.ndarray import MemoryPointer, ndarray
+from gpunb.core.ndarray import ndarray
 from gpunb.core.ufunc import ufunc
+from tests.data import fake
 
 EAGER = {"__version__", "CacheWarning", "CompileError", "GPUNBError", "GPUUnavailableError",
          "KernelArgumentError", "inf", "nan", "pi", "e", "newaxis"}
-
-
-def fake(shape=(3, 4), dtype="float32"):
-    dt = np.dtype(dtype)
-    return ndarray._view(MemoryPointer(0x10000), shape, np.empty(shape, dt).strides, dt, None)
 
 
 def test_face_all_and_dir_agree_with_the_registry():

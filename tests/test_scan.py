@@ -19,17 +19,13 @@ from gpunb.core.dtypes import SUPPORTED
 from gpunb.core.kernels.scan import codegen as cg
 from gpunb.core.kernels.scan import plan as sp
 from gpunb.core.kernels.scan.run import accumulate_dtype
-from gpunb.core.ndarray import MemoryPointer, ndarray
+from gpunb.core.ndarray import ndarray
 from tests import data
+from tests.data import fake
 
 rng = np.random.default_rng(1212)
 gpu = pytest.mark.gpu
 CUM = ("cumsum", "cumprod", "nancumsum", "nancumprod")
-
-
-def fake(shape=(3, 4), dtype="float32"):
-    dt = np.dtype(dtype)
-    return ndarray._view(MemoryPointer(0x10000), shape, np.empty(shape, dt).strides, dt, None)
 
 
 # -- CPU: the kernels compile ------------------------------------------------------------------

@@ -163,6 +163,10 @@ def test_prepared_launch_sets_parameters_in_order(monkeypatch):
     class Ctx:
         prepared: dict = {}
 
+        def remember(self, key, value):     # DeviceContext.remember, without the limit
+            self.prepared[key] = value
+            return value
+
     launched = []
     ptrs = itertools.count(0x20000, 0x1000)
 

@@ -57,8 +57,8 @@ def _rows_cols(n: int, m: int, k: int):
     key = ("matrices.rows_cols", n, m, t)
     rc = ctx.prepared.get(key)
     if rc is None:
-        rc = ctx.prepared[key] = (upload(np.arange(n, dtype=t)).reshape(n, 1),
-                                  upload(np.arange(m, dtype=t)))
+        rc = ctx.remember(key, (upload(np.arange(n, dtype=t)).reshape(n, 1),
+                                upload(np.arange(m, dtype=t))))
     return rc
 
 

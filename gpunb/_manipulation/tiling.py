@@ -62,19 +62,12 @@ def repeat(a, repeats, axis=None) -> ndarray:
     elif x.ndim == 0:
         x = x.reshape(1)       # NumPy treats a 0-d array as 1-d here
     axis = args.axis(axis, x.ndim)
-    n = x.shape[axis]
     if type(repeats) is int:       # the common case, without NumPy's conversions
         count = repeats
-    elif (g := None if isinstance(repeats, np.ndarray) else args.as_gpu(repeats, "repeats")) is not None:
-        if g.size != 1:
-            return _repeat_gpu(x, g, axis)
-        count = g.item()     # one value decides the result's shape: read it, as CuPy
     else:
-        host = np.asarray(repeats)
-        if host.ndim > 1 or host.size != 1:
-            index = np.repeat(np.arange(n), repeats)    # NumPy's checks and messages
-            return _gather(x, index, axis)
-        count = np.repeat(np.zeros(1, np.int8), repeats).size   # NumPy's conversion of one count
+        count = _one_count(x, repeats, axis)
+        if isinstance(count, ndarray):     # per-element counts: the repeated array itself
+            return count
     count = int(count)
     if count < 0:
         raise ValueError("negative dimensions are not allowed")
@@ -88,6 +81,21 @@ def repeat(a, repeats, axis=None) -> ndarray:
     view_strides = strides[:axis + 1] + [0] + strides[axis + 1:]
     shape[axis] *= count
     return _broadcast_copy(x, view_shape, view_strides, tuple(shape))
+
+
+def _one_count(x: ndarray, repeats, axis: int):
+    """The count of a scalar ``repeats`` (a GPU array of one element, a NumPy scalar...), or,
+    for per-element counts, the repeated array itself."""
+    g = None if isinstance(repeats, np.ndarray) else args.as_gpu(repeats, "repeats")
+    if g is not None:
+        if g.size != 1:
+            return _repeat_gpu(x, g, axis)
+        return g.item()     # one value decides the result's shape: read it, as CuPy
+    host = np.asarray(repeats)
+    if host.ndim > 1 or host.size != 1:
+        index = np.repeat(np.arange(x.shape[axis]), repeats)    # NumPy's checks and messages
+        return _gather(x, index, axis)
+    return np.repeat(np.zeros(1, np.int8), repeats).size   # NumPy's conversion of one count
 
 
 def _gather(x: ndarray, index, axis: int) -> ndarray:

@@ -168,18 +168,16 @@ def _prepare_fast(f: ufunc, arrays, scalars, lk, loop, results) -> None:
         return
     # the entry point plan() chose for this alignment: _vec when every array is aligned to a
     # vector, else _flat (one element per step, any alignment)
+    # (16-byte alignment implies a vector's: E * itemsize is at most 16, a power of two)
     misaligned = any(a._data.ptr & 15 for a in arrays.values())
-    E = lk.vec
-    if not misaligned and any(a._data.ptr % (E * a.itemsize) for a in (*arrays.values(), *results)):
-        return
     key.append(misaligned)
     name = f"{lk.kernel.name}_{'flat' if misaligned else 'vec'}"
     objects = [_c_void_p() if c is None else execute.scalar_object(c) for c in conv]
     objects += [_c_void_p(), _c_int64() if misaligned else _c_uint32()]    # the result, the count
-    driver.context().prepared[tuple(key)] = (
+    driver.context().remember(tuple(key), (
         fastcall.Prepared(lk.functions[name], (1,), eplan.BLOCK, objects), objects,
-        1 if misaligned else E, eplan.grid_cap(lk, name), results[0].dtype, tuple(conv),
-        threading.Lock())
+        1 if misaligned else lk.vec, eplan.grid_cap(lk, name), results[0].dtype, tuple(conv),
+        threading.Lock()))
 
 
 def _call(f: ufunc, args, outs, dtype, casting):

@@ -18,10 +18,6 @@ import numpy as np
 
 from ..runtime import driver, fastcall, memory
 
-# Prepared launches kept per device (``DeviceContext.prepared``) before the table starts over
-# (shapes seen in a long session are unbounded; the ones in use are prepared again at once).
-PREPARED_LIMIT = 4096
-
 _CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
            "int32": ctypes.c_int32, "int64": ctypes.c_int64, "uint8": ctypes.c_uint8,
            "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64,

@@ -20,6 +20,7 @@ from .. import memo
 from ..errors import GPUNBError, GPUUnavailableError
 
 _lock = threading.RLock()
+PREPARED_LIMIT = 4096     # entries of a device context's prepared table (DeviceContext.remember)
 _configs = memo.table("driver.launch_configs")     # (grid, block, shared bytes) -> LaunchConfig
 _core_launch = None                                 # cuda.core.launch, once imported
 
@@ -96,6 +97,15 @@ class DeviceContext:
     @property
     def sm_count(self) -> int:
         return self.info.multiprocessor_count
+
+    def remember(self, key, value):
+        """Store ``value`` (a prepared launch, or any plan of this device) in ``prepared``
+        under ``key`` and return it. Past :data:`PREPARED_LIMIT` entries the table starts
+        over: the shapes a long session sees are unbounded, the ones in use come back at once."""
+        if len(self.prepared) >= PREPARED_LIMIT:
+            self.prepared.clear()
+        self.prepared[key] = value
+        return value
 
     def __repr__(self) -> str:
         return f"<gpunb DeviceContext {self.ordinal}: {self.info.name} ({self.arch})>"

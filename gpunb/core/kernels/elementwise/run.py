@@ -12,7 +12,7 @@ import numpy as np
 from ... import args, layout
 from ...runtime import driver, fastcall
 from .. import loader
-from ..execute import PREPARED_LIMIT, execute, operand_params
+from ..execute import execute, operand_params
 from ..transpose.run import try_copy
 from . import codegen as cg
 from . import ir as eir
@@ -76,9 +76,7 @@ def fill(dst, v) -> None:
         dt = dst._dtype
         lk, step = launch(("fill", dt.name), lambda kinds, lay, nd: eir.copy_kernel(dt, dt, "scalar", lay, nd),
                           [v], [False], [dst], dst.shape)
-        if len(ctx.prepared) > PREPARED_LIMIT:
-            ctx.prepared.clear()
-        ctx.prepared[key] = (lk.kernel, step)
+        ctx.remember(key, (lk.kernel, step))
         return
     kernel, step = prepared
     execute((step,), operand_params(kernel, [v]) + [ctypes.c_void_p(dst._data.ptr)])
@@ -106,9 +104,7 @@ def copy(src, dst) -> None:
             _, step = launch(("copy", src.dtype.name, dst.dtype.name),
                              lambda kinds, lay, nd: eir.copy_kernel(src.dtype, dst.dtype, kinds[0], lay, nd),
                              [src], [True], [dst], dst.shape)
-        if len(ctx.prepared) > PREPARED_LIMIT:
-            ctx.prepared.clear()
-        ctx.prepared[key] = step
+        ctx.remember(key, step)
         return
     if step is _TRANSPOSE:
         try_copy(src, dst)

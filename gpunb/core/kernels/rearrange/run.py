@@ -60,7 +60,7 @@ def pad(x: ndarray, widths, mode: str, constants, fortran: bool) -> ndarray:
     full = ("rearrange.pad", key, mode, constants.tobytes())
     step = ctx.prepared.get(full)
     if step is None:
-        step = ctx.prepared[full] = _pad_step(key, mode, constants)
+        step = ctx.remember(full, _pad_step(key, mode, constants))
     execute((step,), [ctypes.c_void_p(x.data.ptr), ctypes.c_void_p(out.data.ptr)])
     return out
 

@@ -18,7 +18,7 @@ from ...errors import warn
 from ...runtime import driver
 from ...ndarray import ndarray
 from .. import loader
-from ..execute import PREPARED_LIMIT, execute, operand_params
+from ..execute import execute, operand_params
 from . import codegen as rc
 from .ir import SPECS, kernel_for, mean_dtype, moment_kernel, result_dtype
 from .plan import geometry, steps
@@ -47,9 +47,7 @@ def run(key, make, operands, shape, axes, result: ndarray, divisor: float, keep_
             no, nr = len(g.oshape), len(g.rshape)
             lk = loader.get(rc, key + (no, nr), lambda: make(no, nr))
             prepared = (*steps(lk, g, len(operands), strided[g.slot], divisor), lk.kernel)
-        if len(ctx.prepared) > PREPARED_LIMIT:
-            ctx.prepared.clear()
-        ctx.prepared[memo_key] = prepared
+        ctx.remember(memo_key, prepared)
     launches, temp_bytes, kernel = prepared
     if not launches:
         return (), 0

@@ -167,3 +167,17 @@ class UserElementwise:
     layout: str = "contiguous"
     ndim: int = 1
     options: tuple = ()
+
+
+def parse_declaration(name, in_params, out_params, code: dict):
+    """A user kernel's declaration checked as CuPy checks it: the name, each piece of code
+    (``{argument name: str}``) a string, the parameters parsed and their names distinct.
+    Returns (input params, output params)."""
+    if not valid_name(name):
+        raise ValueError(f'Invalid kernel name: "{name}"')
+    for what, text in code.items():
+        if not isinstance(text, str):
+            raise TypeError(f"{what} must be a str of CUDA C++, not {type(text).__name__}")
+    ins, outs = parse_params(in_params, True), parse_params(out_params, False)
+    check_names(ins + outs)
+    return ins, outs

@@ -51,19 +51,12 @@ class ReductionKernel:
     def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
                  name="reduce_kernel", reduce_type=None, reduce_dims=True, preamble="",
                  options=()):
-        if not uir.valid_name(name):
-            raise ValueError(f'Invalid kernel name: "{name}"')
-        for what, code in (("map_expr", map_expr), ("reduce_expr", reduce_expr),
-                           ("post_map_expr", post_map_expr), ("identity", identity),
-                           ("preamble", preamble)):
-            if not isinstance(code, str):
-                raise TypeError(f"{what} must be a str of CUDA C++, not {type(code).__name__}")
-        self.in_params = uir.parse_params(in_params, True)
-        self.out_params = uir.parse_params(out_params, False)
+        self.in_params, self.out_params = uir.parse_declaration(name, in_params, out_params, {
+            "map_expr": map_expr, "reduce_expr": reduce_expr, "post_map_expr": post_map_expr,
+            "identity": identity, "preamble": preamble})
         self.nin, self.nout = len(self.in_params), len(self.out_params)
         self.nargs = self.nin + self.nout
         self.params = self.in_params + self.out_params
-        uir.check_names(self.params)
         if any(p.raw for p in self.params):
             raise NotImplementedError("raw parameters in a ReductionKernel are not supported by gpunb")
         if self.nout != 1:

@@ -83,18 +83,12 @@ class ElementwiseKernel:
     def __init__(self, in_params, out_params, operation, name="kernel", reduce_dims=True,
                  preamble="", no_return=False, return_tuple=False, *, loop_prep="",
                  after_loop="", options=()):
-        if not uir.valid_name(name):
-            raise ValueError(f'Invalid kernel name: "{name}"')
-        for what, code in (("operation", operation), ("preamble", preamble),
-                           ("loop_prep", loop_prep), ("after_loop", after_loop)):
-            if not isinstance(code, str):
-                raise TypeError(f"{what} must be a str of CUDA C++, not {type(code).__name__}")
-        self.in_params = uir.parse_params(in_params, True)
-        self.out_params = uir.parse_params(out_params, False)
+        self.in_params, self.out_params = uir.parse_declaration(name, in_params, out_params, {
+            "operation": operation, "preamble": preamble, "loop_prep": loop_prep,
+            "after_loop": after_loop})
         self.nin, self.nout = len(self.in_params), len(self.out_params)
         self.nargs = self.nin + self.nout
         self.params = self.in_params + self.out_params
-        uir.check_names(self.params)
         from ...build.compiler import check_options
         self.options = check_options(options)
         self.operation, self.name, self.__name__ = operation, name, name
@@ -269,9 +263,9 @@ def _prepare(kern, args, lk, step, out_types, in_types) -> None:
     objects = [ctypes.c_void_p() if c is None else execute.scalar_object(c) for c in conv]
     objects += [ctypes.c_void_p() for _ in out_types] + [ctypes.c_uint32()]
     name = step[0]
-    driver.context().prepared[tuple(key)] = (
+    driver.context().remember(tuple(key), (
         fastcall.Prepared(lk.functions[name], (1,), BLOCK, objects), objects, lk.vec,
-        tuple(out_types), tuple(conv), threading.Lock(), any(c is not None for c in conv))
+        tuple(out_types), tuple(conv), threading.Lock(), any(c is not None for c in conv)))
 
 
 def _fast_call(kern: ElementwiseKernel, args):
