@@ -37,21 +37,20 @@ def install() -> None:
     ctx = driver.DeviceContext(dev, info, stream, 0)
     driver._driver.ready, driver._driver.version = True, (13, 0)
     driver._contexts[0] = ctx
-    driver.active = ctx
+    driver.active = driver._current.ctx = ctx
     driver._activate = lambda ordinal=None: ctx
     occupancy = Fake(max_active_blocks_per_multiprocessor=lambda threads, smem: 2048 // threads)
     kernels = {}
     driver.load_kernel = lambda key, cubin, symbol: kernels.setdefault(
         (key, symbol), Fake(handle=len(kernels) + 1, occupancy=occupancy, attributes=None))
     driver.function_of = lambda kernel: int(kernel.handle)
+    handles = itertools.count(1 << 20)
+    driver.load_functions = lambda key, cubin, symbols, threads: (
+        {s: next(handles) for s in symbols}, {s: 2048 // threads for s in symbols})
     driver.synchronize = lambda: None
     driver.launch = lambda *args, **kwargs: None        # cuda.core's launch (raw kernels' checked path)
 
     class Lib:
-        @staticmethod
-        def cuLaunchKernel(*args):
-            return 0
-
         @staticmethod
         def cuMemFreeAsync(*args):
             return 0
@@ -61,10 +60,12 @@ def install() -> None:
             return 0
 
     fastcall._lib = Lib()
+    fastcall._cu_launch = lambda *args: (0,)
+    fastcall._CUfunction = fastcall._CUstream = lambda handle: handle
     fastcall.allocate = lambda pool, size, s, owner=None, recycler=None: fastcall.Block(
         next(addresses), size, s, owner, recycler)
     pool = memory.get_default_memory_pool()
-    pool._handle, pool._mr = 1, object()
+    pool._handle = 1
     memory.copy_to_host = lambda host, ptr, stream=None: host.fill(0) if host.size else None
     memory.copy_to_device = lambda ptr, host, stream=None: None
     memory.copy_device = lambda dst, src, n, stream=None: None

@@ -263,6 +263,7 @@ _uf("isinf")
 _uf("isfinite")
 _uf("signbit")
 _uf("copysign")
+_uf("nextafter")
 _uf("equal", "eq", "compare")
 _uf("not_equal", "ne", "compare")
 _uf("less", "lt", "compare")
@@ -397,6 +398,7 @@ _obj("fft", "fft", "module")
 _obj("random", "random", "module")
 _obj("cuda", "cuda", "module")
 _obj("testing", "testing", "module")
+_obj("dask", "dask", "module")           # gpunb arrays as Dask chunks (imports no dask)
 
 # -- gpunb.linalg (numpy.linalg): products on cuBLAS, the rest on cuSOLVER ---------------------
 _sub("linalg", "matmul", "linalg.products")
@@ -532,7 +534,27 @@ _obj("events", "core.events", "module")
 _obj("warm", "core.kernels.standard:warm")
 _fn("get_array_module", "_utility.info", numpy=False)
 _fn("show_config", "_utility.info", numpy=False)
+_fn("may_share_memory", "_utility.info")
 _meth("__dlpack__", "core.interop:to_dlpack")
+
+# -- the array API standard (gpunb/_array_api): its inspection API and its names -----------------
+_obj("__array_namespace_info__", "_array_api.info:__array_namespace_info__")
+_fn("astype", "_array_api.names")
+_fn("isdtype", "_array_api.names")
+_fn("round", "_array_api.names")
+_fn("around", "_array_api.names", attr="round")
+_fn("cumulative_sum", "_array_api.names")
+_fn("cumulative_prod", "_array_api.names")
+_fn("unstack", "_array_api.names")
+# the standard's names of NumPy functions (NumPy 2 has them as aliases of the same objects)
+_fn("concat", "_manipulation.joining", attr="concatenate", numpy=False)
+_fn("permute_dims", "_manipulation.transpose", attr="transpose", numpy=False)
+for _std, _np in (("pow", "power"), ("acos", "arccos"), ("asin", "arcsin"), ("atan", "arctan"),
+                  ("atan2", "arctan2"), ("acosh", "arccosh"), ("asinh", "arcsinh"),
+                  ("atanh", "arctanh"), ("bitwise_left_shift", "left_shift"),
+                  ("bitwise_right_shift", "right_shift"), ("bitwise_invert", "invert")):
+    _fn(_std, "_math.ufuncs", attr=_np, numpy=False)
+del _std, _np
 
 
 # -- what the table derives -----------------------------------------------------------------------

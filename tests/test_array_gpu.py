@@ -299,3 +299,28 @@ def test_the_first_allocation_uses_the_default_pool():
     import sys
 
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_worker_threads_get_the_context():
+    """A thread that never touched the GPU (joblib's, a thread pool's) gets gpunb's context
+    made current on its first call: allocation, ufuncs, reductions, raw kernels, copies."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    x = np.arange(1000, dtype=np.float32)
+    g = gp.asarray(x)
+    src = r'extern "C" __global__ void twice(const float* a, float* b, int n) {' \
+          r' int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) b[i] = 2 * a[i]; }'
+    k = gp.RawKernel(src, "twice")
+
+    def work(i):
+        h = gp.asarray(x + i)
+        out = gp.empty_like(h)
+        k((4,), (256,), (h, out, np.int32(1000)))
+        return (g + h).get(), float(h.sum()), out.get()
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(work, range(8)))
+    for i, (s, total, twice) in enumerate(results):
+        np.testing.assert_array_equal(s, x + (x + i))
+        assert total == pytest.approx(float((x + i).sum(dtype=np.float64)), rel=1e-6)
+        np.testing.assert_array_equal(twice, 2 * (x + i))

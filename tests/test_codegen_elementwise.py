@@ -229,7 +229,7 @@ def test_elementwise_grid_has_a_block_per_block_of_steps(monkeypatch):
     from gpunb.core.kernels import loader
     from gpunb.core.kernels.elementwise import plan as launch
 
-    lk = loader.Loaded(kernel=None, entries={}, functions={}, sm_count=132, vec=4,
+    lk = loader.Loaded(kernel=None, functions={}, sm_count=132, vec=4,
                        occupancy={"k_vec": 8})
     assert launch._grid(lk, 0, "k_vec") == (1,)
     assert launch._grid(lk, 1, "k_vec") == (1,)

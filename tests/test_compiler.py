@@ -312,3 +312,17 @@ def test_compiling_leaves_the_interpreters_byte_singletons_alone():
         gpunb.compile(f'extern "C" __global__ void k{i}() {{}}', (), "sm_90")
     assert b" " == bytes([32]) and b" " * 1 == bytes([32])
     assert " ".encode() == bytes([32])
+
+
+def test_nvrtc_wheel_version_read_without_importlib_metadata():
+    """The cache key's NVRTC identity comes from the wheel's .dist-info name on sys.path: the
+    same answer importlib.metadata gives (which a first kernel no longer imports)."""
+    import importlib.metadata
+
+    from gpunb.core.runtime import nvrtc
+
+    try:
+        want = importlib.metadata.version("nvidia-cuda-nvrtc")
+    except importlib.metadata.PackageNotFoundError:
+        want = None
+    assert nvrtc._wheel_version() == want

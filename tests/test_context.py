@@ -34,8 +34,11 @@ def test_reset_forgets_the_device_in_use():
 
 def test_device_context_is_typed():
     fields = set(driver.DeviceContext.__dataclass_fields__)
-    assert {"device", "info", "default_stream", "default_handle", "pool", "modules", "kernels",
-            "functions", "loaded", "prepared"} <= fields
+    assert {"core_device", "info", "core_stream", "default_handle", "handle", "pool", "modules",
+            "kernels", "functions", "loaded", "prepared"} <= fields
+    # cuda.core's objects are made on first use: the first array needs neither
+    assert isinstance(driver.DeviceContext.device, property)
+    assert isinstance(driver.DeviceContext.default_stream, property)
 
 
 # -- the GPU -----------------------------------------------------------------------------------

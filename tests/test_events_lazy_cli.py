@@ -495,3 +495,40 @@ def test_cli_usage_errors(tmp_path):
     assert r.returncode == 2 and "colour" in r.stderr
     r = cli("cache", "warm", "--arch", "compute_90", cache=tmp_path / "kernels")
     assert r.returncode == 2 and "compute_90" in r.stderr and "Traceback" not in r.stderr
+
+
+# -- first touch -------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+def test_first_array_imports_neither_cuda_core_nor_bindings(tmp_path):
+    """The first array, its copy back and a synchronize go through ctypes on libcuda: with the
+    background import switched off, cuda.core and cuda.bindings' driver stay unimported; the
+    first ufunc then needs cuda.bindings' launch, and still no cuda.core."""
+    out = run_python(PROBE + r"""
+import numpy as np
+import gpunb
+from gpunb.core.runtime import driver
+driver._preload = lambda: None
+x = np.arange(10, dtype=np.float32)
+g = gpunb.asarray(x)
+back = g.get()
+gpunb.synchronize()
+first = probe()["cuda_modules"]
+s = (g + g).get()
+second = probe()["cuda_modules"]
+print(json.dumps({"core": [any(m.startswith("cuda.core") for m in ms) for ms in (first, second)],
+                  "bindings_driver": ["cuda.bindings.driver" in ms for ms in (first, second)],
+                  "same": back.tolist() == x.tolist() and s.tolist() == (x + x).tolist(),
+                  "used": gpunb.get_default_memory_pool().used_bytes() > 0}))
+""", tmp_path / "cache")
+    assert out == {"core": [False, False], "bindings_driver": [False, True], "same": True, "used": True}
+
+
+@pytest.mark.gpu
+def test_default_stream_handle_matches_cuda_core():
+    from gpunb.core.runtime import driver
+
+    gp_ctx = driver.context()
+    h = int(gp_ctx.default_stream.handle)       # cuda.core's Stream, made now
+    # the legacy default stream is CU_STREAM_LEGACY (1) or the null handle (0): the same stream
+    assert h == gp_ctx.default_handle or (h == 0 and gp_ctx.default_handle == 1)

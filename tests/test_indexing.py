@@ -3,6 +3,8 @@ Errors are checked on the CPU against NumPy (arrays over a made-up address: ever
 before a kernel); every kernel variant is compiled by NVRTC; the kernels' index arithmetic is
 emulated on the CPU from the planned argument words; values against NumPy on the GPU."""
 
+import ctypes
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -72,21 +74,27 @@ def test_launch_passes_pointers_words_and_value(monkeypatch):
         def __init__(self, k):
             self.kernel, self.functions, self.occupancy, self.sm_count = k, {k.name: 7}, {k.name: 4}, 2
 
+    def launched(self, stream, blocks=0):       # the objects' values at the launch
+        calls.append((self.function, self.grid, self.block, stream,
+                      [bytes(o) if isinstance(o, ctypes.Array) else o.value for o in self.objects]))
+
     monkeypatch.setattr(irun.loader, "get", lambda fam, key, make: Loaded(make()))
-    monkeypatch.setattr(irun.fastcall, "launch", lambda *a: calls.append(a))
+    monkeypatch.setattr(irun.fastcall.Prepared, "launch", launched)
     monkeypatch.setattr(irun.driver, "current_stream", lambda: (None, 5))
     monkeypatch.setattr(irun, "_err_dev", 0x999)
     x, out, idx = fake((10, 3)), fake((4, 3)), fake((4,), "int64")
     ix = Index((8, 0), 10, 12, 0)
-    for _ in range(2):
-        irun.launch("gather", x, out, [(idx, ix)], (4, 3), (0, 4), (12, 4))
-    fn, grid, block, shmem, stream, params = calls[-1]
-    assert (fn, grid, block, shmem, stream) == (7, (1,), (cg.THREADS,), 0, 5)
-    assert [p.value for p in params[:4]] == [x.data.ptr, out.data.ptr, idx.data.ptr, 0x999]
-    assert tuple(params[4]) == plan((4, 3), (0, 4), (12, 4), [ix]).words
+    words = bytes((ctypes.c_int64 * len(plan((4, 3), (0, 4), (12, 4), [ix]).words))(
+        *plan((4, 3), (0, 4), (12, 4), [ix]).words))
+    for x2 in (x, fake((10, 3))):               # the second call: the same objects, new pointers
+        irun.launch("gather", x2, out, [(idx, ix)], (4, 3), (0, 4), (12, 4))
+        fn, grid, block, stream, params = calls[-1]
+        assert (fn, grid, block, stream) == (7, (1, 1, 1), (cg.THREADS, 1, 1), 5)
+        assert params[:4] == [x2.data.ptr, out.data.ptr, idx.data.ptr, 0x999]
+        assert params[4] == words
     irun.launch("fill", fake((5,), "float16"), None, [], (5,), (2,), (0,), value=np.float16(1.5))
-    assert bytes(calls[-1][-1][-1]) == np.float16(1.5).tobytes()
-    assert len(irun._plans) >= 2
+    assert calls[-1][-1][-1] == np.float16(1.5).tobytes()
+    assert len(irun._plans) >= 2 and len(irun._launches) >= 2
 
 
 # -- CPU: NumPy's errors ------------------------------------------------------------------------
@@ -547,3 +555,17 @@ def test_emulated_routines_match_numpy():
         np.testing.assert_array_equal(x.compress(emu.up(cond[:3]), axis=1).get(), h.compress(cond[:3], axis=1))
         np.testing.assert_array_equal(gp.extract(emu.up(h > 0), x).get(), np.extract(h > 0, h))
         np.testing.assert_array_equal(gp.take(x.T, [[1], [0]]).get(), np.take(h.T, [[1], [0]]))
+
+
+@pytest.mark.parametrize("shape", [(7,), (5, 3), (0,), (4, 0, 2)])
+@pytest.mark.parametrize("sl", [slice(1, -1), slice(None, None, -1), slice(5, 2), slice(None, None, 2),
+                                slice(-100, 100, 3), slice(3, 1, -1), slice(0, 0)])
+def test_single_slice_view_matches_the_index_parser(shape, sl):
+    """``x[slice]`` takes a short path past the basic-index parser: the same view, NumPy's."""
+    from gpunb.core import layout
+
+    a = fake(shape)
+    v = a[sl]
+    want_shape, want_strides, off = layout.basic_index(a.shape, a.strides, 4, (sl,))
+    assert (v.shape, v.strides, v.data.ptr - a.data.ptr) == (want_shape, want_strides, off)
+    assert v.shape == np.zeros(shape, np.float32)[sl].shape

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._array_api.devices import on
 from ..core import args, dtypes
 from ..core.ndarray import _order, ndarray
 from ..core.runtime import memory
@@ -67,7 +68,11 @@ def array(obj, dtype=None, copy=True, order="K", ndmin=0, *, like=None) -> ndarr
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None) -> ndarray:
     """``a`` as a GPU array (numpy.asarray): GPU arrays (any ``__cuda_array_interface__``)
     without a copy unless the dtype or ``order`` needs one; host data is copied to the GPU.
-    ``copy=False`` raises ValueError when a copy is needed, as NumPy 2."""
+    ``copy=False`` raises ValueError when a copy is needed, as NumPy 2. ``device`` (the array
+    API's): None or a gpunb device (``x.device``)."""
+    if device is not None:
+        with on(device, "asarray"):
+            return _convert(a, dtype, copy, order, 0, "asarray()'s input")
     return _convert(a, dtype, copy, order, 0, "asarray()'s input")
 
 

@@ -25,7 +25,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         shapes[1][0], shapes[1][1] = xs[1].size, 1
     out = [x.reshape(tuple(s)) for x, s in zip(xs, shapes)]
     if not sparse:
-        full = tuple(max(s[d] for s in shapes) for d in range(nd))
+        full = tuple(0 if min(s[d] for s in shapes) == 0 else max(s[d] for s in shapes)   # 0 wins
+                     for d in range(nd))
         out = [x._broadcast_to(full) for x in out]
     if copy:
         out = [x.copy() for x in out]

@@ -5,26 +5,36 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._array_api.devices import on
 from ..core.ndarray import ndarray
 from .from_data import upload
 
 
-def arange(start, stop=None, step=None, dtype=None) -> ndarray:
+def arange(start, stop=None, step=None, dtype=None, *, device=None) -> ndarray:
     """Evenly spaced values within an interval (numpy.arange)."""
+    if device is not None:
+        with on(device, "arange"):
+            return arange(start, stop, step, dtype)
     return upload(np.arange(start, stop, step, dtype=dtype) if stop is not None or step is not None
                   else np.arange(start, dtype=dtype))
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
     """``num`` evenly spaced values over an interval (numpy.linspace)."""
+    if device is not None:
+        with on(device, "linspace"):
+            return linspace(start, stop, num, endpoint, retstep, dtype, axis)
     host = np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
     if retstep:
         return upload(host[0]), host[1]
     return upload(host)
 
 
-def eye(N, M=None, k=0, dtype=float, order="C") -> ndarray:
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None) -> ndarray:
     """Ones on the ``k``-th diagonal, zeros elsewhere (numpy.eye)."""
+    if device is not None:
+        with on(device, "eye"):
+            return eye(N, M, k, dtype, order)
     return upload(np.eye(N, M, k, dtype=dtype, order="C"))
 
 

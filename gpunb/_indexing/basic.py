@@ -22,6 +22,12 @@ def getitem(a, index):
         from .advanced import getitem as advanced
 
         return advanced(a, index)
+    if index.__class__ is slice and a._shape:    # x[1:-1]: the common view, without the parser
+        r = range(*index.indices(a._shape[0]))
+        st = a._strides
+        # NumPy points an empty slice at the view start with step 1
+        return a._derive((len(r),) + a._shape[1:], ((r.step * st[0]) if r else st[0],) + st[1:],
+                         r.start * st[0] if r else 0)
     try:
         shape, strides, offset = layout.basic_index(a._shape, a._strides, a._dtype.itemsize, index)
     except _Advanced:

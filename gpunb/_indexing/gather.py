@@ -59,7 +59,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     a = args.array(a, "take")
     mode = check_mode(mode)
     if axis is None:
-        a = a.reshape(-1)
+        a = a if a.ndim == 1 else a.reshape(-1)
         axis = 0
     else:
         axis = layout.normalize_axis(axis, a.ndim)

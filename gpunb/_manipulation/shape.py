@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from ..core import args
+from ..core import args, layout
 
 
-def reshape(a, /, shape=None, order="C", *, newshape=None):
-    """A view with a new shape when the strides allow it, else a copy (numpy.reshape)."""
-    return args.array(a, "reshape").reshape(shape if shape is not None else newshape, order=order)
+def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
+    """A view with a new shape when the strides allow it, else a copy (numpy.reshape);
+    ``copy=True`` always copies, ``copy=False`` raises ValueError where a view cannot be."""
+    x = args.array(a, "reshape")
+    shape = shape if shape is not None else newshape
+    if copy is False:       # decided from the strides, before any copy
+        new = layout.resolve_shape(x.size, shape)
+        if layout.reshape(x.shape, x.strides, x.itemsize, new, order) is None:
+            raise ValueError("Unable to avoid creating a copy while reshaping.")
+    r = x.reshape(shape, order=order)
+    if copy and r.data.ptr == x.data.ptr and r.data.owner is x.data.owner:
+        return r.copy()
+    return r
 
 
 def ravel(a, order="C"):

@@ -79,8 +79,12 @@ def _moved_back(r, axis):
     return out
 
 
-def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """A sorted copy of an array (numpy.sort); NaN last, stable."""
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+    """A sorted copy of an array (numpy.sort); NaN last, stable. ``descending`` (the array
+    API's): the ascending result reversed along the axis (NaN first)."""
+    if descending:
+        x, ax = _prepare(a, axis, "sort")
+        return sort(x, ax, kind, order, stable=stable)[_reversed(x.ndim, ax)]
     if (axis == -1 and kind is None and order is None and stable is None and type(a) is ndarray
             and a.ndim == 1 and a._c_contiguous):       # the common call, with little host time
         return engine.sort_flat(a)[0]
@@ -90,9 +94,17 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     return _sorted(x, ax, True, False)[0]
 
 
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     """The int64 indices that sort an array along an axis (numpy.argsort); stable: ties keep
-    their order, as NumPy's ``kind='stable'``."""
+    their order, as NumPy's ``kind='stable'``. ``descending`` (the array API's): largest
+    first, ties still in their order (``n - 1 -`` the reversed argsort of the reversed array)."""
+    if descending:
+        x, ax = _prepare(a, axis, "argsort", arg=True)
+        rev = _reversed(x.ndim, ax)
+        from .._math.ufuncs import UFUNCS
+
+        return UFUNCS["subtract"](max(x.shape[ax] - 1, 0) if x.ndim else 0,
+                                  argsort(x[rev], ax, kind, order, stable=stable)[rev])
     if (axis == -1 and kind is None and order is None and stable is None and type(a) is ndarray
             and a.ndim == 1 and a._c_contiguous):
         return engine.argsort_flat(a)
@@ -100,6 +112,11 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     _check_order(order)
     x, ax = _prepare(a, axis, "argsort", arg=True)
     return _sorted(x, ax, False, True)[1]
+
+
+def _reversed(ndim: int, axis: int) -> tuple:
+    """The index that reverses ``axis`` (a view)."""
+    return (slice(None),) * axis + (slice(None, None, -1),) if ndim else ()
 
 
 def sort_inplace(self, axis=-1, kind=None, order=None, *, stable=None):

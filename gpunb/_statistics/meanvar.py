@@ -45,15 +45,23 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     return reduce("mean", a, axis, dtype, out, keepdims)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
     """Variance (numpy.var): mean of squared deviations from the mean, divided by N - ddof;
-    complex input gives a real result."""
-    return moment("var", a, axis, dtype, out, ddof, keepdims)
+    complex input gives a real result. ``correction`` is the array API's name of ``ddof``."""
+    return moment("var", a, axis, dtype, out, _ddof(ddof, correction), keepdims)
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
     """Standard deviation (numpy.std): the square root of :func:`var`."""
-    return moment("std", a, axis, dtype, out, ddof, keepdims)
+    return moment("std", a, axis, dtype, out, _ddof(ddof, correction), keepdims)
+
+
+def _ddof(ddof, correction):
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
 
 
 # -- average --------------------------------------------------------------------------------

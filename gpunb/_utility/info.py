@@ -1,4 +1,5 @@
-"""``get_array_module`` (CPU/GPU-generic code) and ``show_config`` (what gpunb runs on)."""
+"""``get_array_module`` (CPU/GPU-generic code), ``may_share_memory`` and ``show_config`` (what
+gpunb runs on)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,20 @@ def get_array_module(*args):
     import numpy
 
     return numpy
+
+
+def may_share_memory(a, b, /, max_work=None):
+    """Whether two arrays might share memory (numpy.may_share_memory): their byte ranges on the
+    device overlap (bounds only, as NumPy's). A host array never shares a gpunb array's
+    memory, so ``numpy.may_share_memory(numpy_copy, gpu_array)`` is False without a copy."""
+    from ..core import layout
+    from ..core.ndarray import ndarray
+
+    if not (isinstance(a, ndarray) and isinstance(b, ndarray)) or (
+            a.data.device_id != b.data.device_id):
+        return False
+    return layout.may_share_memory(layout.byte_extent(a.shape, a.strides, a.itemsize), a.data.ptr,
+                                   layout.byte_extent(b.shape, b.strides, b.itemsize), b.data.ptr)
 
 
 def config() -> dict:

@@ -127,6 +127,11 @@ def _check_stream(stream):
     return stream
 
 
+class _NoCopyError(BufferError, ValueError):
+    """A copy is needed and ``copy=False`` was given: the array API's BufferError (a ValueError
+    as gpunb raised before)."""
+
+
 def to_dlpack(a, *, stream=None, max_version=None, dl_device=None, copy=None):
     """A DLPack capsule of ``a`` (what ``ndarray.__dlpack__`` returns).
 
@@ -151,8 +156,8 @@ def to_dlpack(a, *, stream=None, max_version=None, dl_device=None, copy=None):
         dev = tuple(int(x) for x in dl_device)
         if dev == (_kDLCPU, 0):
             if copy is False:
-                raise ValueError("exporting a gpunb array to the CPU (kDLCPU) needs a copy, and "
-                                 "copy=False was given")
+                raise _NoCopyError("exporting a gpunb array to the CPU (kDLCPU) needs a copy, and "
+                                   "copy=False was given")
             host = a.get()      # waits for the copy on the current stream
             try:
                 return host.__dlpack__(max_version=max_version)
@@ -256,6 +261,8 @@ def _parse_device(device):
         return tuple(int(x) for x in device)
     if isinstance(device, int) and not isinstance(device, bool):
         return (_kDLCUDA, device)
+    if type(device).__name__ == "Device" and hasattr(device, "id"):   # gpunb.cuda.Device (x.device)
+        return (_kDLCUDA, int(device.id))
     text = str(device)
     if text == "cuda":
         from .runtime import driver
@@ -263,7 +270,8 @@ def _parse_device(device):
         return (_kDLCUDA, driver.active.info.ordinal if driver.active is not None else 0)
     if text.startswith("cuda:") and text[5:].isdigit():
         return (_kDLCUDA, int(text[5:]))
-    raise ValueError(f"device must be 'cuda', 'cuda:N', an int N or (2, N), not {device!r}")
+    raise ValueError(f"device must be a gpunb device (x.device), 'cuda', 'cuda:N', an int N or "
+                     f"(2, N), not {device!r}")
 
 
 def from_dlpack(obj, *, device=None, copy=None) -> ndarray:

@@ -232,7 +232,6 @@ class ndarray:
     nbytes = property(lambda self: self._size * self._dtype.itemsize)
     data = property(lambda self: self._data)
     base = property(lambda self: self._base)
-    device = property(lambda self: f"cuda:{self._data.device_id}")
 
     @shape.setter
     def shape(self, value):
@@ -340,15 +339,19 @@ class ndarray:
 
     def __repr__(self) -> str:
         text = repr(self.get())
-        return text[:-1] + f", device='{self.device}')"
+        return text[:-1] + f", device='cuda:{self._data.device_id}')"
 
     def __str__(self) -> str:
         return str(self.get())
 
     # -- views ---------------------------------------------------------------------------------
     def reshape(self, *shape, order="C") -> "ndarray":
-        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
-            shape = shape[0]
+        if len(shape) == 1:
+            s0 = shape[0]
+            if s0.__class__ is int and s0 == -1 and len(self._shape) == 1 and order == "C":
+                return self._derive(self._shape, self._strides)     # ravel's common case
+            if not isinstance(s0, (int, np.integer)):
+                shape = s0
         new = layout.resolve_shape(self._size, shape)
         strides = layout.reshape(self._shape, self._strides, self.itemsize, new, order)
         if strides is None:                       # not expressible as a view: copy, as NumPy
@@ -428,9 +431,13 @@ class ndarray:
 
     def astype(self, dtype, order="K", casting="unsafe", copy=True) -> "ndarray":
         dt = dtypes.check(dtype)
-        if not np.can_cast(self._dtype, dt, casting):
+        if casting != "unsafe" and not np.can_cast(self._dtype, dt, casting):
             raise TypeError(f"Cannot cast array data from {self._dtype!r} to {dt!r} according "
                             f"to the rule {casting!r}")
+        if order == "K" and copy is True and (self._cc is True or self._c_contiguous):
+            out = ndarray._empty(self._shape, dt)       # the common case, in fewer steps
+            _elementwise_copy()(self, out)
+            return out
         order = _order(order, "K")
         if dt == self._dtype and not copy and (
                 order in "AK" or (order == "C" and self._c_contiguous)
@@ -471,6 +478,36 @@ class ndarray:
                             "has no GPU implementation; it never copies to the host behind your back)")
         return _registry.implementation(entry.name)(*args, **kwargs)
 
+    # -- the array API standard (gpunb/_array_api/devices.py) -----------------------------------
+
+    @property
+    def device(self):
+        """The GPU this array lives on: a :class:`gpunb.cuda.Device` (equal for the same GPU)."""
+        from .._array_api.devices import device_of
+
+        return device_of(self._data.device_id)
+
+    def __array_namespace__(self, *, api_version=None):
+        """The array API namespace of this array: the ``gpunb`` module (``api_version``: one of
+        the standard's versions gpunb follows, default the latest)."""
+        from .._array_api.devices import namespace
+
+        return namespace(api_version)
+
+    def to_device(self, device, /, *, stream=None) -> "ndarray":
+        """This array on ``device``: itself when it is already there (gpunb has no CPU device:
+        use ``get()`` for the host)."""
+        from .._array_api.devices import to_device
+
+        return to_device(self, device, stream)
+
+    @property
+    def mT(self) -> "ndarray":
+        """The matrix transpose of a stack of matrices: the last two axes swapped (a view)."""
+        from .._array_api.devices import matrix_transpose
+
+        return matrix_transpose(self)
+
 
 def _order(order, default: str = "C") -> str:
     """``order=`` as 'C', 'F', 'A' or 'K' (any case; None is the caller's default), as NumPy's
@@ -505,6 +542,19 @@ def _alloc(shape, dt, order: str, like=None) -> ndarray:
                     inverse[p] = i
                 return inner.transpose(inverse)
     return ndarray(shape, dt, order="F" if order == "F" else "C")
+
+
+_copy_fn = []
+
+
+def _elementwise_copy():
+    """The elementwise family's ``copy(src, dst)`` (imported on first use: that family
+    imports this module)."""
+    if not _copy_fn:
+        from .kernels.elementwise.run import copy
+
+        _copy_fn.append(copy)
+    return _copy_fn[0]
 
 
 def _copy_into(out: ndarray, src: ndarray) -> None:

@@ -52,10 +52,10 @@ class ufunc:
     def __call__(self, *args, out=None, dtype=None, casting="same_kind"):
         if self.name == "power" and len(args) == 2:
             ops.check_integer_power(*args)
-        if dtype is None and self.nout == 1 and casting == "same_kind":
-            r = _fast_call(self, args) if out is None else None
+        if dtype is None and self.nout == 1:
+            r = _fast_call(self, args) if out is None and casting == "same_kind" else None
             if r is None:
-                r = _layout_call(self, args, out)
+                r = _layout_call(self, args, out, casting)
             if r is not None:
                 return r
         if tracer.has_proxy(args):     # inside @gpunb.fuse: trace, do not run
@@ -134,17 +134,22 @@ def _fast_call(f: ufunc, args):
     prepared = ctx.prepared.get(tuple(key))
     if prepared is None:
         return None
-    launch_, objects, vec, cap, rdt, conv, lock = prepared
+    launch_, objects, vec, cap, rdt, conv, lock, scalars = prepared
+    if scalars:     # NumPy's conversion, which may raise: before anything is allocated or set
+        values = [None if c is None else c.type(a) for a, c in zip(args, conv)]
     result = ndarray._empty(shape, rdt)
-    values = [None if c is None else c.type(a) for a, c in zip(args, conv)]   # NumPy's conversion
     blocks = (-(-n // vec) + eplan.BLOCK - 1) // eplan.BLOCK
     stream = driver.current_stream()[1]
     with lock:
-        for obj, a, v, c in zip(objects, args, values, conv):
-            if c is None:
+        if scalars:
+            for obj, a, v, c in zip(objects, args, values, conv):
+                if c is None:
+                    obj.value = a._data.ptr
+                else:
+                    execute.set_scalar(obj, v, c)
+        else:
+            for obj, a in zip(objects, args):
                 obj.value = a._data.ptr
-            else:
-                execute.set_scalar(obj, v, c)
         objects[-2].value = result._data.ptr
         objects[-1].value = n
         launch_.launch(stream, blocks if blocks < cap else cap)
@@ -179,10 +184,10 @@ def _prepare_fast(f: ufunc, arrays, scalars, lk, loop, results) -> None:
     driver.context().remember(tuple(key), (
         fastcall.Prepared(lk.functions[name], (1,), eplan.BLOCK, objects), objects,
         1 if misaligned else lk.vec, eplan.grid_cap(lk, name), results[0].dtype, tuple(conv),
-        threading.Lock()))
+        threading.Lock(), any(c is not None for c in conv)))
 
 
-def _layout_call(f: ufunc, args, out):
+def _layout_call(f: ufunc, args, out, casting):
     """The second prepared path: a call the general path has seen before with operands of the
     same dtypes, shapes, strides and pointer alignment (views, broadcasts, ``out=``: the
     ``u[1:-1, 1:-1] += ...`` of a stencil loop) replays its planned launch with new pointers
@@ -197,7 +202,7 @@ def _layout_call(f: ufunc, args, out):
             out = out[0]
         if type(out) is not ndarray:
             return None
-    key = _layout_key(f, args, out)
+    key = _layout_key(f, args, out, casting)
     if key is None:
         return None
     prepared = ctx.prepared.get(key)
@@ -221,10 +226,11 @@ def _layout_call(f: ufunc, args, out):
 _LAYOUT = "layout"      # the marker of _layout_call's keys
 
 
-def _layout_key(f: ufunc, args, out):
-    """The key of a layout-path entry: each array operand's (dtype, shape, strides, pointer
-    alignment), each Python scalar's type, and ``out``'s layout; None for other operands."""
-    key = [f, _LAYOUT]
+def _layout_key(f: ufunc, args, out, casting):
+    """The key of a layout-path entry: the casting rule (what it allowed was checked when the
+    entry was made), each array operand's (dtype, shape, strides, pointer alignment), each
+    Python scalar's type, and ``out``'s layout; None for other operands."""
+    key = [f, _LAYOUT, casting]
     for a in args:
         t = type(a)
         if t is ndarray:
@@ -238,9 +244,9 @@ def _layout_key(f: ufunc, args, out):
     return tuple(key)
 
 
-def _prepare_layout(f: ufunc, args, out, lk, step, loop, result) -> None:
+def _prepare_layout(f: ufunc, args, out, lk, step, loop, result, casting) -> None:
     """Record the planned launch for :func:`_layout_call` (keyed as it looks it up)."""
-    key = _layout_key(f, args, result if out is not None else None)
+    key = _layout_key(f, args, result if out is not None else None, casting)
     if key is None or step.shared_mem:
         return
     conv = [None if type(a) is ndarray else loop[i] for i, a in enumerate(args)]
@@ -293,10 +299,11 @@ def _call(f: ufunc, args, outs, dtype, casting):
                        op.name, [arrays[i].dtype if i in arrays else ins[i] for i in range(op.nin)],
                        kinds, [r.dtype for r in results], lay, nd, loop=loop),
                    operands, [i in arrays for i in range(op.nin)], results, shape)
-    if op.nout == 1 and dtype is None and casting == "same_kind" and step is not None and arrays:
-        if (outs is None and lk.kernel.layout == "contiguous"
+    if op.nout == 1 and dtype is None and step is not None and arrays:
+        if (outs is None and casting == "same_kind" and lk.kernel.layout == "contiguous"
                 and all(arrays[i].shape == shape for i in arrays)):
             _prepare_fast(f, arrays, scalars, lk, loop, results)
         else:
-            _prepare_layout(f, args, outs[0] if outs is not None else None, lk, step, loop, results[0])
+            _prepare_layout(f, args, outs[0] if outs is not None else None, lk, step, loop,
+                            results[0], casting)
     return results[0] if op.nout == 1 else results

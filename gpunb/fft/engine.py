@@ -204,7 +204,7 @@ def _execute(plan, iptr, optr, forward, kept):
         with mathlibs.errors("cuFFT exec"):     # translates the status error
             raise
     if not kept:    # the cache is off: destroy the plan once its work is done
-        driver.current_stream()[0].sync()
+        driver.as_stream(None).sync()
         plan.close()
 
 

@@ -226,6 +226,11 @@ class Fused:
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
+    def __reduce__(self):
+        # pickled as its Python function (Dask ships it to worker processes): the traces and
+        # plans hold this process's CUDA objects, rebuilt on first call there
+        return Fused, (self.func, self.kernel_name)
+
     # -- tracing
     def _trace(self, key) -> _Traced:
         t = self._traced.get(key)

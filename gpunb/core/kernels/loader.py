@@ -14,18 +14,16 @@ import threading
 from dataclasses import dataclass
 
 from ..build.cached import compile_cached
-from ..runtime import driver
+from ..runtime import driver, libcuda
 
 
 @dataclass
 class Loaded:
-    """A loaded generated kernel: its IR (``kernel``), each entry point's cuda.core Kernel
-    (``entries``) and ``CUfunction`` handle (``functions``), the device's SM count, the
-    elements per vector step, and each entry point's resident blocks per SM (``occupancy``,
-    at the family's block size)."""
+    """A loaded generated kernel: its IR (``kernel``), each entry point's ``CUfunction``
+    handle (``functions``), the device's SM count, the elements per vector step, and each
+    entry point's resident blocks per SM (``occupancy``, at the family's block size)."""
 
     kernel: object
-    entries: dict
     functions: dict
     sm_count: int
     vec: int
@@ -56,10 +54,9 @@ def get(family, key, make) -> Loaded:
             opts = getattr(family, "nvrtc_options", None)
             entry = compile_cached(family.render(k), opts(k) if opts else (), ctx.arch,
                                    display_name=getattr(k, "label", None) or k.name)
-            entries = {e: driver.load_kernel(entry.key, entry.cubin, e) for e in family.entry_points(k)}
-            lk = Loaded(k, entries, {e: driver.function_of(f) for e, f in entries.items()},
-                        ctx.sm_count, family.vector_width(k),
-                        {e: blocks_per_sm(f, family.THREADS) for e, f in entries.items()})
+            functions, occupancy = driver.load_functions(entry.key, entry.cubin,
+                                                         family.entry_points(k), family.THREADS)
+            lk = Loaded(k, functions, ctx.sm_count, family.vector_width(k), occupancy)
             ctx.loaded[full] = lk
     return lk
 
@@ -75,9 +72,7 @@ def function(kernel_) -> int:
     return driver.function_of(kernel_)
 
 
-def blocks_per_sm(kernel_, threads: int) -> int:
-    """Resident blocks of ``threads`` threads per SM (registers differ between entry points)."""
-    try:
-        return max(1, int(kernel_.occupancy.max_active_blocks_per_multiprocessor(threads, 0)))
-    except Exception:  # an occupancy query failing must not stop the launch: assume 2048 threads
-        return max(1, 2048 // threads)
+def blocks_per_sm(function: int, threads: int) -> int:
+    """Resident blocks of ``threads`` threads per SM of a loaded ``CUfunction`` (registers
+    differ between entry points)."""
+    return libcuda.blocks_per_sm(function, threads)

@@ -1,5 +1,7 @@
-"""The CUDA driver through cuda.core: device discovery, the device context, module loading
-and streams.
+"""The CUDA driver: device discovery, the device context and generated kernels' modules
+(through :mod:`.libcuda`, so the first array and the first ufunc import neither cuda.core nor
+cuda.bindings' driver module, which is imported on a background thread meanwhile), raw
+kernels' modules, streams and events (through cuda.core, imported when first needed).
 
 The first call that needs a GPU checks for one and, without one, raises
 :class:`~gpunb.GPUUnavailableError` naming what is missing. Errors from cuda.core and
@@ -18,6 +20,7 @@ from typing import Any
 
 from .. import memo
 from ..errors import GPUNBError, GPUUnavailableError
+from . import libcuda
 
 _lock = threading.RLock()
 PREPARED_LIMIT = 4096     # entries of a device context's prepared table (DeviceContext.remember)
@@ -46,6 +49,7 @@ class _DriverState:
     ready: bool = False
     error: str | None = None
     version: tuple[int, int] | None = None
+    nvrtc_checked: bool = False
 
 
 _driver = _DriverState()
@@ -59,10 +63,13 @@ class DeviceContext:
     Attributes
     ----------
     device : cuda.core Device
+        Made on first use (``core_device`` until then: None): the first array needs none.
     info : DeviceInfo
-        Name, compute capability (``arch``), SM count, memory, driver version.
     default_stream : cuda.core Stream
-        The device's default stream; ``default_handle`` its ``CUstream`` as an int.
+        The device's default stream, made on first use (``core_stream``); ``default_handle``
+        is its ``CUstream`` value, known without it.
+    handle : int
+        The device's primary context (``CUcontext``).
     pool : gpunb.MemoryPool or None
         The default memory pool, made on the first allocation.
     modules, kernels, functions : dict
@@ -75,16 +82,42 @@ class DeviceContext:
         Prepared fast-path launches: (owner, signature) -> what the owner stored.
     """
 
-    device: Any
+    core_device: Any
     info: DeviceInfo
-    default_stream: Any
+    core_stream: Any
     default_handle: int
+    handle: int = 0
     pool: Any = None
     modules: dict = field(default_factory=dict)
     kernels: dict = field(default_factory=dict)
     functions: dict = field(default_factory=dict)
     loaded: dict = field(default_factory=dict)
     prepared: dict = field(default_factory=dict)
+
+    @property
+    def device(self):
+        dev = self.core_device
+        if dev is None or _current.core is not self:
+            # cuda.core keeps its Device objects and their 'initialised' state per thread: each
+            # thread that uses cuda.core's side of this device says set_current() once
+            from cuda.core import Device
+
+            with _lock:
+                mine = Device(self.info.ordinal)
+                mine.set_current()
+                _current.core = _current.ctx = self
+                if dev is None:
+                    dev = self.core_device = mine
+        return dev
+
+    @property
+    def default_stream(self):
+        stream = self.core_stream
+        if stream is None or _current.core is not self:
+            dev = self.device
+            if stream is None:
+                stream = self.core_stream = dev.default_stream
+        return stream
 
     @property
     def ordinal(self) -> int:
@@ -146,11 +179,10 @@ def _init() -> None:
 
 def _probe() -> str | None:
     try:
-        driver = _driver_module()
-        (err,) = driver.cuInit(0)
-    except RuntimeError:  # cuda-pathfinder could not load libcuda
+        libcuda.lib()
+    except OSError:
         return "no NVIDIA driver library (libcuda.so.1) was found on this machine"
-    name = getattr(err, "name", str(err))
+    name, version, count = libcuda.init()
     if name == "CUDA_ERROR_STUB_LIBRARY":
         return ("only the CUDA driver's stub library was found (libcuda.so from a toolkit), "
                 "not a real NVIDIA driver")
@@ -160,11 +192,42 @@ def _probe() -> str | None:
         return f"the NVIDIA driver is too old or mismatched for this CUDA version ({name})"
     if name != "CUDA_SUCCESS":
         return f"the CUDA driver failed to initialise ({name})"
-    err, v = driver.cuDriverGetVersion()
-    _driver.version = (v // 1000, (v % 1000) // 10)
-    err, count = driver.cuDeviceGetCount()
-    if int(err) != 0 or count == 0:
+    _driver.version = version
+    if count == 0:
         return "the NVIDIA driver is installed but reports no CUDA device"
+    return None
+
+
+_preloading = []
+
+
+def _preload() -> None:
+    """Import cuda.bindings' driver module (the launches' binding) on a background thread,
+    once the context exists: its import (tens of ms) overlaps what the caller does next (the
+    first upload, the first kernel's cache lookup) instead of delaying the first launch, and
+    does not take the GIL from the main thread between the driver calls of its first touch.
+    Not cuda.core: its ``__init__``
+    copies a submodule's ``__spec__`` over its own, so a second thread importing it meanwhile
+    would not wait for the import to finish and would get a half-made module."""
+    if _preloading:
+        return
+
+    def run():
+        try:
+            import cuda.bindings.driver  # noqa: F401
+        except Exception:       # the import on first use raises it where it matters
+            pass
+
+    t = threading.Thread(target=run, name="gpunb-import-cuda", daemon=True)
+    _preloading.append(t)
+    t.start()
+
+
+def _check_nvrtc() -> None:
+    """Before the first module load: a driver older than NVRTC's CUDA cannot load its cubins
+    (checked here, not at cuInit: reading NVRTC's version costs the first array ~40 ms)."""
+    if _driver.nvrtc_checked:
+        return
     from . import nvrtc
 
     ident = nvrtc.identity()  # "nvrtc-13.5.37": read from metadata, NVRTC stays unloaded
@@ -172,11 +235,12 @@ def _probe() -> str | None:
         nv_major = int(ident.split("-")[1].split(".")[0])
     except (IndexError, ValueError):
         nv_major = 0
-    if _driver.version[0] < nv_major:
-        dmaj, dmin = _driver.version
-        return (f"the NVIDIA driver supports CUDA {dmaj}.{dmin}, too old for the cubins of this "
-                f"NVRTC ({ident}); update the driver, or install an NVRTC wheel for CUDA {dmaj}")
-    return None
+    dmaj, dmin = _driver.version or (0, 0)
+    if dmaj < nv_major:
+        raise GPUUnavailableError(
+            f"the NVIDIA driver supports CUDA {dmaj}.{dmin}, too old for the cubins of this "
+            f"NVRTC ({ident}); update the driver, or install an NVRTC wheel for CUDA {dmaj}")
+    _driver.nvrtc_checked = True
 
 
 def context(ordinal: int | None = None) -> DeviceContext:
@@ -185,6 +249,9 @@ def context(ordinal: int | None = None) -> DeviceContext:
     a GPU."""
     ctx = active
     if ctx is not None and (ordinal is None or ordinal == ctx.info.ordinal):
+        if _current.ctx is not ctx:     # this thread's first use: make the context current here
+            libcuda.set_current(ctx.handle)
+            _current.ctx = ctx
         return ctx
     return _activate(ordinal)
 
@@ -192,20 +259,21 @@ def context(ordinal: int | None = None) -> DeviceContext:
 def _activate(ordinal: int | None) -> DeviceContext:
     global active
     _init()
-    from cuda.core import Device
-
     with _lock:
-        dev = Device(ordinal) if ordinal is not None else Device()
-        dev.set_current()
-        ctx = _contexts.get(dev.device_id)
+        if ordinal is None:
+            ordinal = libcuda.current_device()
+            if ordinal is None:
+                ordinal = 0
+        ctx = _contexts.get(ordinal)
         if ctx is None:
-            cc = dev.compute_capability
-            err, total = _driver_module().cuDeviceTotalMem(dev.device_id)
-            info = DeviceInfo(dev.device_id, dev.name, (cc.major, cc.minor),
-                              dev.properties.multiprocessor_count, int(total), _driver.version)
-            stream = dev.default_stream
-            ctx = _contexts[dev.device_id] = DeviceContext(dev, info, stream, int(stream.handle))
-        active = ctx
+            handle, name, cc, sms, total = libcuda.open_device(ordinal)
+            info = DeviceInfo(ordinal, name, cc, sms, total, _driver.version)
+            ctx = _contexts[ordinal] = DeviceContext(None, info, None, libcuda.default_stream_handle(),
+                                                     handle)
+            _preload()
+        else:
+            libcuda.set_current(ctx.handle)
+        _current.ctx = active = ctx
     return ctx
 
 
@@ -217,6 +285,9 @@ def reset_contexts() -> None:
         for ctx in _contexts.values():
             if ctx.pool is not None:
                 ctx.pool.close()
+            for key, module in ctx.modules.items():
+                if key[0] == "cubin":       # libcuda's modules (cuda.core unloads its own)
+                    libcuda.unload_module(module, ctx.handle)
         _contexts.clear()
         active = None
 
@@ -246,6 +317,7 @@ def load_kernel(key: str, cubin: bytes, symbol: str):
     kernel = ctx.kernels.get((key, symbol))
     if kernel is not None:
         return kernel
+    _check_nvrtc()
     obj = ctx.modules.get(key)
     try:
         if obj is None:
@@ -258,6 +330,23 @@ def load_kernel(key: str, cubin: bytes, symbol: str):
     ctx.modules[key] = obj
     ctx.kernels[(key, symbol)] = kernel
     return kernel
+
+
+def load_functions(key: str, cubin: bytes, symbols, threads: int) -> tuple[dict, dict]:
+    """The ``CUfunction`` handle of each of ``symbols`` in a cubin, loading its module once
+    per device (through :mod:`.libcuda`: a generated kernel needs no cuda.core object), and
+    each one's resident blocks of ``threads`` threads per SM."""
+    ctx = context()
+    mkey = ("cubin", key)
+    module = ctx.modules.get(mkey)
+    if module is None:
+        _check_nvrtc()
+        module = ctx.modules[mkey] = libcuda.load_module(cubin)
+    functions, occupancy = {}, {}
+    for s in symbols:
+        functions[s] = f = libcuda.module_function(module, s)
+        occupancy[s] = libcuda.blocks_per_sm(f, threads)
+    return functions, occupancy
 
 
 def function_of(kernel) -> int:
@@ -275,19 +364,26 @@ def function_of(kernel) -> int:
 
 class _Current(threading.local):
     stream = None   # the cuda.core Stream that gpunb.Stream.use() made current in this thread
+    ctx = None      # the DeviceContext whose CUDA context this thread has made current
+    core = None     # the DeviceContext whose cuda.core Device this thread has set current
 
 
 _current = _Current()
 
 
 def current_stream() -> tuple:
-    """(cuda.core Stream, its handle as an int) of the current stream: the hot path's form
-    of ``as_stream(None)``."""
-    current = _current.stream
+    """(cuda.core Stream or None, its handle as an int) of the current stream: the hot
+    path's form of ``as_stream(None)``. None stands for the device's default stream, whose
+    cuda.core object the hot path does not need (nor make: see :mod:`.libcuda`)."""
+    cur = _current
+    current = cur.stream
     if current is not None:
         return current, int(current.handle)
     ctx = active or context()
-    return ctx.default_stream, ctx.default_handle
+    if cur.ctx is not ctx:      # a thread's first call (a worker thread has no current context)
+        libcuda.set_current(ctx.handle)
+        cur.ctx = ctx
+    return None, ctx.default_handle
 
 
 def as_stream(stream):
@@ -370,11 +466,11 @@ def index_error() -> None:
 
 def synchronize() -> None:
     """Wait for all work on the current device."""
-    dev = device()
-    try:
-        dev.sync()
-    except Exception as e:
-        raise _translate(e, "device synchronize") from e
+    ctx = context()
+    d = libcuda.lib()
+    err = d.cuCtxSetCurrent(ctx.handle) or d.cuCtxSynchronize()
+    if err:
+        raise GPUNBError(f"CUDA error during device synchronize: {libcuda.error_name(err)}")
     if index_flag is not None and index_flag[0]:
         index_error()
 

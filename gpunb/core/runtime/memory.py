@@ -1,15 +1,11 @@
-"""Device memory: the driver's stream-ordered memory pool through cuda.core, plus copies and
-fills. A freed block goes back to the pool and is reused without cudaFree; the pool keeps what
+"""Device memory: the driver's stream-ordered memory pool, plus copies and fills, all through
+:mod:`.libcuda` (the first array imports neither cuda.core nor cuda.bindings). A freed block goes back to the pool and is reused without cudaFree; the pool keeps what
 it reserved (release threshold raised) until ``free_all_blocks``.
 """
 
 from __future__ import annotations
 
-from . import driver, fastcall
-
-
-def _drv():
-    return driver._driver_module()
+from . import driver, fastcall, libcuda
 
 
 CACHED_LIMIT = 1 << 20   # blocks up to this size are recycled by gpunb without a driver call
@@ -25,7 +21,6 @@ class MemoryPool:
         self._device_id = device_id
         self.device_id = device_id if device_id is not None else 0
         self._closed = False
-        self._mr = None
         self._handle = None      # the CUmemoryPool as an int, for the allocation hot path
         # Freed small blocks, kept per (stream, size) and handed out again with no driver call
         # (a driver alloc plus free costs microseconds: more than a small ufunc's kernel).
@@ -37,22 +32,14 @@ class MemoryPool:
         # the graph while something else reuses it)
         self._capturing: set[int] = set()
 
-    def _resource(self):
-        if self._mr is None:
-            dev = driver.device(self._device_id)
-            from cuda.core import DeviceMemoryResource
-
-            mr = DeviceMemoryResource(dev.device_id)
-            d = _drv()
-            # Keep freed memory reserved in the pool (as CuPy does) instead of returning it to
-            # the driver at every synchronize.
-            driver.check(d.cuMemPoolSetAttribute(
-                mr.handle, d.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
-                d.cuuint64_t(2**64 - 1)), "setting the pool's release threshold")
-            self._device_id = self.device_id = dev.device_id
-            self._handle = int(mr.handle)
-            self._mr = mr
-        return self._mr
+    def _resource(self) -> int:
+        """The device's pool handle, set up on first use: it keeps freed memory reserved (as
+        CuPy's pool does) instead of returning it to the driver at every synchronize."""
+        if self._handle is None:
+            ctx = driver.context(self._device_id)
+            self._handle = libcuda.device_pool(ctx.info.ordinal)
+            self._device_id = self.device_id = ctx.info.ordinal
+        return self._handle
 
     def malloc(self, nbytes: int, stream=None) -> fastcall.Block:
         """A block of ``nbytes`` (at least 1), ordered on ``stream``. On out of memory, frees
@@ -115,11 +102,11 @@ class MemoryPool:
 
     def used_bytes(self) -> int:
         """Bytes in live allocations."""
-        return int(self._resource().attributes.used_mem_current) - self._cached
+        return libcuda.pool_attribute(self._resource(), libcuda.POOL_USED_MEM_CURRENT) - self._cached
 
     def total_bytes(self) -> int:
         """Bytes the pool holds from the driver (in use plus cached)."""
-        return int(self._resource().attributes.reserved_mem_current)
+        return libcuda.pool_attribute(self._resource(), libcuda.POOL_RESERVED_MEM_CURRENT)
 
     def free_bytes(self) -> int:
         """Cached bytes ready for reuse."""
@@ -127,10 +114,10 @@ class MemoryPool:
 
     def free_all_blocks(self) -> None:
         """Return every cached (unused) block to the driver."""
-        mr = self._resource()
+        pool = self._resource()
         self._flush()
         driver.synchronize()
-        driver.check(_drv().cuMemPoolTrimTo(mr.handle, 0), "trimming the memory pool")
+        libcuda.check(libcuda.lib().cuMemPoolTrimTo(pool, 0), "trimming the memory pool")
 
     def __repr__(self) -> str:
         return f"<gpunb.MemoryPool device={self._device_id}>"
@@ -153,58 +140,60 @@ def get_default_memory_pool() -> MemoryPool:
 def mem_info() -> tuple[int, int]:
     """(free, total) bytes of device memory, as the driver reports them."""
     driver.device()
-    free, total = driver.check(_drv().cuMemGetInfo(), "memory query")
+    free, total = driver.check(driver._driver_module().cuMemGetInfo(), "memory query")
     return int(free), int(total)
 
 
 def _stream_handle(stream) -> int:
+    if stream is None:
+        return driver.current_stream()[1]
     return int(driver.as_stream(stream).handle)
+
+
+def _sync(handle: int) -> None:
+    libcuda.check(libcuda.lib().cuStreamSynchronize(handle), "a stream synchronize")
 
 
 def copy_to_device(dst_ptr: int, host, stream=None) -> None:
     """Copy a C-contiguous NumPy array into device memory (ordered on ``stream``)."""
     if host.nbytes:
-        driver.check(_drv().cuMemcpyHtoDAsync(dst_ptr, host.ctypes.data, host.nbytes,
-                                        _stream_handle(stream)), "copy to the device")
+        copy_host_to_device(dst_ptr, host.ctypes.data, host.nbytes, stream)
 
 
 def copy_to_host(host, src_ptr: int, stream=None) -> None:
     """Copy device memory into a C-contiguous NumPy array; waits for the copy."""
     if host.nbytes:
-        s = driver.as_stream(stream)
-        driver.check(_drv().cuMemcpyDtoHAsync(host.ctypes.data, src_ptr, host.nbytes, int(s.handle)),
-               "copy to the host")
-        s.sync()
+        copy_device_to_host(host.ctypes.data, src_ptr, host.nbytes, stream)
 
 
 def copy_host_to_device(dst_ptr: int, host_addr: int, nbytes: int, stream=None) -> None:
     """Copy ``nbytes`` from the host address ``host_addr`` to device memory (ordered on ``stream``)."""
     if nbytes:
-        driver.check(_drv().cuMemcpyHtoDAsync(dst_ptr, host_addr, nbytes, _stream_handle(stream)),
-                     "copy to the device")
+        libcuda.check(libcuda.lib().cuMemcpyHtoDAsync_v2(dst_ptr, host_addr, nbytes, _stream_handle(stream)),
+                      "copy to the device")
 
 
 def copy_device_to_host(host_addr: int, src_ptr: int, nbytes: int, stream=None, wait=True) -> None:
     """Copy ``nbytes`` of device memory to the host address ``host_addr``; ``wait``: until done."""
     if nbytes:
-        s = driver.as_stream(stream)
-        driver.check(_drv().cuMemcpyDtoHAsync(host_addr, src_ptr, nbytes, int(s.handle)),
-                     "copy to the host")
+        s = _stream_handle(stream)
+        libcuda.check(libcuda.lib().cuMemcpyDtoHAsync_v2(host_addr, src_ptr, nbytes, s), "copy to the host")
         if wait:
-            s.sync()
+            _sync(s)
 
 
 def wait_stream(stream=None) -> None:
     """Wait until the work queued on ``stream`` (default: the current stream) is done."""
-    driver.as_stream(stream).sync()
+    _sync(_stream_handle(stream))
 
 
 def copy_device(dst_ptr: int, src_ptr: int, nbytes: int, stream=None) -> None:
     if nbytes:
-        driver.check(_drv().cuMemcpyDtoDAsync(dst_ptr, src_ptr, nbytes, _stream_handle(stream)),
-               "device-to-device copy")
+        libcuda.check(libcuda.lib().cuMemcpyDtoDAsync_v2(dst_ptr, src_ptr, nbytes, _stream_handle(stream)),
+                      "device-to-device copy")
 
 
 def fill_bytes(ptr: int, value: int, nbytes: int, stream=None) -> None:
     if nbytes:
-        driver.check(_drv().cuMemsetD8Async(ptr, value & 0xFF, nbytes, _stream_handle(stream)), "memset")
+        libcuda.check(libcuda.lib().cuMemsetD8Async(ptr, value & 0xFF, nbytes, _stream_handle(stream)),
+                      "memset")

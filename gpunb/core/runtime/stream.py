@@ -12,12 +12,10 @@ Creating a stream or an event is an explicit GPU act: it initialises the device,
 
 from __future__ import annotations
 
-import os
-import re
 import threading
 
 from ..errors import GPUNBError
-from . import driver
+from . import driver, libcuda
 
 _local = threading.local()   # .current: the gpunb Stream made current; .stack: `with` nesting
 
@@ -294,21 +292,13 @@ def get_elapsed_time(start_event: Event, end_event: Event) -> float:
 
 # -- DLPack stream exchange ------------------------------------------------------------------
 
-def _env_default_handle() -> int:
-    # As cuda.core's default_stream(): per-thread when this variable starts with a non-zero int.
-    m = re.match(r"\s*[+-]?\d+", os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", ""))
-    return 2 if m and int(m.group()) else 1
-
-
 def current_stream_handle() -> int:
     """The current stream as a DLPack ``stream`` value: 1 for the legacy default stream, 2 for
     the per-thread default stream, else the ``CUstream`` handle. Touches no GPU when gpunb has
     not used one yet."""
     s = driver._current.stream
     if s is None:
-        if driver.active is None:
-            return _env_default_handle()
-        s = driver.active.default_stream
+        return libcuda.default_stream_handle() if driver.active is None else driver.active.default_handle
     h = int(s.handle)
     return 1 if h == 0 else h
 

@@ -159,6 +159,18 @@ def _binary_math(name: str):
     return lambda loop, a: _fn(name, loop, a)
 
 
+def _nextafter(loop, a):
+    """nextafter; float16 (computed in float, where nextafterf would step by a float's ulp)
+    steps its own bits: one up in magnitude away from zero, one down toward it."""
+    if loop[0] != np.float16:
+        return _fn("nextafter", loop, a)
+    return (f"([&]() -> float {{ const float x = {a[0]}, y = {a[1]}; if (x != x || y != y) return x + y; "
+            "if (x == y) return y; unsigned short h = gpunb::to_half(x).x; "
+            "if ((h & 0x7fff) == 0) h = (y > x) ? 0x0001 : 0x8001; "
+            "else if ((x < y) == (x > 0)) h += 1; else h -= 1; "
+            "gpunb::half r; r.x = h; return gpunb::to_float(r); }())")
+
+
 def _int_or_float(int_fn: str, float_fn: Callable):
     def render(loop, a):
         if loop[0].kind in "iu":
@@ -276,6 +288,7 @@ _OPS = [
     Op("isfinite", _u.isfinite, _gpunb_call("isfinite_")),
     Op("signbit", _u.signbit, _signbit),
     Op("copysign", _u.copysign, _binary_math("copysign")),
+    Op("nextafter", _u.nextafter, _nextafter),
     Op("equal", _u.equal, _compare("==")),
     Op("not_equal", _u.not_equal, _compare("!=")),
     Op("less", _u.less, _compare("<")),

@@ -12,7 +12,7 @@ import numpy as np
 from ... import args, layout
 from ...runtime import driver, fastcall
 from .. import loader
-from ..execute import execute, operand_params
+from ..execute import execute, operand_params, replay
 from ..transpose.run import try_copy
 from . import codegen as cg
 from . import ir as eir
@@ -114,7 +114,7 @@ def copy(src, dst) -> None:
     if step is _TRANSPOSE:
         try_copy(src, dst)
         return
-    execute((step,), [ctypes.c_void_p(src._data.ptr), ctypes.c_void_p(dst._data.ptr)])
+    replay(("assign:replay",) + key[1:], lambda: (step,), (src._data.ptr, dst._data.ptr))
 
 
 def overlaps(a, b) -> bool:

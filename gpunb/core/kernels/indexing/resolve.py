@@ -116,9 +116,25 @@ def _mask_mismatch(axis, n, m):
                       f"is {n} but size of corresponding boolean axis is {m}")
 
 
+def _false_mask(mask, shape):
+    """A mask with no elements whose shape is not ``shape`` selects nothing, as in NumPy
+    (``np.ones(1)[np.array([], bool)]`` is empty): an all-False mask of ``shape`` stands for
+    it; any other mask is returned as it is."""
+    shape = tuple(shape)
+    if mask.size != 0 or tuple(mask.shape) == shape:
+        return mask
+    if isinstance(mask, np.ndarray):
+        return np.zeros(shape, bool)
+    out = ndarray._empty(shape, np.dtype(bool))
+    if out.nbytes:
+        memory.fill_bytes(out.data.ptr, 0, out.nbytes)
+    return out
+
+
 def _mask_indices(mask, shape, strides, axis0):
     """The integer index arrays (with the axes' extents and strides) standing for a boolean
     mask over ``shape``: host masks by NumPy's nonzero, GPU masks by the stream compaction."""
+    mask = _false_mask(mask, shape)
     for j, (n, m) in enumerate(zip(shape, mask.shape)):
         if n != m:
             raise _mask_mismatch(axis0 + j, n, m)
@@ -297,6 +313,7 @@ def _single_gpu_mask(x, index):
     g = gpu_or_none(index) if not isinstance(index, (np.ndarray, list, bool, np.bool_)) else None
     if g is None or g.dtype.kind != "b" or g.ndim == 0 or g.ndim > x.ndim:
         return None
+    g = _false_mask(g, x.shape[:g.ndim])
     for j, (n, m) in enumerate(zip(x.shape, g.shape)):
         if n != m:
             raise _mask_mismatch(j, n, m)

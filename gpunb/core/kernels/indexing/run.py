@@ -14,6 +14,7 @@ NumPy arrays) is checked on the host before any launch, so its errors are immedi
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
 
@@ -28,6 +29,7 @@ __all__ = ["Index", "launch", "check", "error_word"]
 _err_dev = None       # the error word's device address (host memory, mapped)
 _plans = memo.table("indexing.plans")     # launch layout -> (Plan, kernel key, argument words)
 _names = memo.table("indexing.names")     # kernel key -> entry point name
+_launches = memo.table("indexing.launches")   # (CUfunction, launch layout) -> prepared launch
 
 
 def error_word() -> int:
@@ -94,14 +96,28 @@ def launch(kind, a, o, indices, space, a_strides, o_strides, *, mask=None, mask_
     if name is None:
         name = _names[kkey] = lk.kernel.name
     fn = lk.functions[name]
-    blocks = -(-p.n // cg.THREADS)
-    grid = (min(blocks, lk.occupancy[name] * lk.sm_count),)
-    params = [ctypes.c_void_p(a.data.ptr), ctypes.c_void_p(o.data.ptr if o is not None else 0)]
-    params += [ctypes.c_void_p(arr.data.ptr) for arr, _ in indices]
-    if mask is not None:
-        params.append(ctypes.c_void_p(mask.data.ptr))
-    params += [ctypes.c_void_p(_err_dev or error_word()), words]
-    if kind == "fill":
-        bits = np.asarray(value, a.dtype).tobytes()
-        params.append((ctypes.c_char * len(bits)).from_buffer_copy(bits))
-    fastcall.launch(fn, grid, (cg.THREADS,), 0, driver.current_stream()[1], params)
+    entry = _launches.get((fn, key))
+    if entry is None:       # the launch's parameter objects, made once per layout and kernel
+        grid = (min(-(-p.n // cg.THREADS), lk.occupancy[name] * lk.sm_count),)
+        objs = [ctypes.c_void_p() for _ in range(3 + len(indices) + (mask is not None))] + [words]
+        if kind == "fill":
+            objs.append((ctypes.c_char * a._dtype.itemsize)())
+        entry = _launches[(fn, key)] = (fastcall.Prepared(fn, grid, (cg.THREADS,), objs), objs,
+                                        threading.Lock())
+    prepared, objs, lock = entry
+    stream = driver.current_stream()[1]
+    with lock:
+        objs[0].value = a._data.ptr
+        objs[1].value = o._data.ptr if o is not None else 0
+        j = 2
+        for arr, _ in indices:
+            objs[j].value = arr._data.ptr
+            j += 1
+        if mask is not None:
+            objs[j].value = mask._data.ptr
+            j += 1
+        objs[j].value = _err_dev or error_word()
+        if kind == "fill":
+            bits = np.asarray(value, a._dtype).tobytes()
+            ctypes.memmove(objs[-1], bits, len(bits))
+        prepared.launch(stream)

@@ -30,6 +30,7 @@ from ..execute import launch_args
 from .args import prepare_args
 
 _checked_dims = memo.table("raw.launch_dims")   # grid/block values already validated
+_extents = memo.table("raw.launch_extents")     # the same values -> (value, its 3 extents)
 
 
 # -- the prepared launch: a kernel whose arguments are gpunb arrays and exact scalars ---------
@@ -43,19 +44,20 @@ _FAST_SCALARS = {"int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes
 
 
 def _prepare_fast(kernel, params, args):
-    """(Prepared, [(kind, NumPy scalar type, int bounds)], lock) for launches with these
-    parameter kinds, or None when some parameter takes the checked path only."""
+    """(Prepared, specs, lock) for launches with these parameter kinds, or None when some
+    parameter takes the checked path only. A spec is None for a pointer (a gpunb array), else
+    (the parameter's NumPy scalar type, (min, max) of an integer type or None)."""
     if not params or len(params) != len(args):
         return None
     specs, objects = [], []
     for p, v in zip(params, args):
         if p.kind == "pointer" and type(v) is ndarray:
-            specs.append(("p", None, None))
+            specs.append(None)
             objects.append(ctypes.c_void_p())
         elif p.kind == "scalar" and p.dtype in _FAST_SCALARS:
             dt = np.dtype(p.dtype)
             bounds = (int(np.iinfo(dt).min), int(np.iinfo(dt).max)) if dt.kind in "iu" else None
-            specs.append(("i" if bounds else "f", dt.type, bounds))
+            specs.append((dt.type, bounds))
             objects.append(_FAST_SCALARS[p.dtype]())
         else:
             return None
@@ -66,36 +68,36 @@ def _prepare_fast(kernel, params, args):
 def _fast_launch(fast, grid, block, args, shared_mem) -> bool:
     """Launch with the prepared objects if every argument is what they were prepared for (a
     gpunb array for a pointer, the parameter's NumPy scalar type or an in-range Python int /
-    a Python float for a scalar); False (nothing launched) otherwise."""
-    if not (_exact_dims(grid) and _exact_dims(block)):
-        return False
-    g, b = _checked_dims.get(grid), _checked_dims.get(block)
+    a Python float for a scalar); False otherwise (the checked path then runs, and sets every
+    object again before its own launch)."""
+    g, b = _extents.get(grid), _extents.get(block)
     launch_, specs, lock = fast
     if (g is None or b is None or shared_mem.__class__ is not int or shared_mem < 0
             or len(args) != len(specs)):
         return False
-    values = []
-    for v, (kind, sctype, bounds) in zip(args, specs):
-        t = type(v)
-        if kind == "p":
-            if t is not ndarray:
-                return False
-            values.append(v._data.ptr)
-        elif t is sctype:
-            values.append(v.item())
-        elif kind == "i":
-            if t is not int or not bounds[0] <= v <= bounds[1]:
-                return False
-            values.append(v)
-        elif t is float:
-            values.append(v)
-        else:
-            return False
+    # (4.0,) finds (4,)'s entry: a grid written as a literal is the very key object, any
+    # other must be checked to hold ints only
+    if (g[0] is not grid and not _exact_dims(grid)) or (b[0] is not block and not _exact_dims(block)):
+        return False
     stream = driver.current_stream()[1]
     with lock:
-        for obj, v in zip(launch_.objects, values):
-            obj.value = v
-        launch_.launch_dims(stream, g, b, shared_mem)
+        for obj, v, spec in zip(launch_.objects, args, specs):
+            t = type(v)
+            if spec is None:
+                if t is not ndarray:
+                    return False
+                obj.value = v._data.ptr
+            elif t is spec[0]:
+                obj.value = v           # ctypes takes NumPy scalars of its own type as they are
+            elif spec[1] is not None:
+                if t is not int or not spec[1][0] <= v <= spec[1][1]:
+                    return False
+                obj.value = v
+            elif t is float:
+                obj.value = v
+            else:
+                return False
+        launch_.launch_extents(stream, g[1], b[1], shared_mem)
     return True
 
 
@@ -123,6 +125,7 @@ def _dims(value, what: str) -> tuple[int, ...]:
     dims = tuple(int(d) for d in dims)
     if isinstance(value, (int, tuple)) and len(_checked_dims) < 4096:
         _checked_dims[value] = dims
+        _extents[value] = (value, (dims + (1, 1))[:3])
     return dims
 
 

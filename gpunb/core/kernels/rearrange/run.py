@@ -9,9 +9,8 @@ import numpy as np
 
 from ... import dtypes, memo
 from ...ndarray import ndarray
-from ...runtime import driver
 from .. import loader
-from ..execute import Step, execute
+from ..execute import Step, execute, replay
 from . import codegen as cg
 from .plan import plan, plan_pad
 
@@ -32,16 +31,19 @@ def roll(x: ndarray, shifts) -> ndarray:
     if out.size == 0:
         return out
     key = (x.shape, x.strides, x.itemsize, tuple(shifts))
-    p = _roll_plans.get(key)
-    if p is None:
-        p = _roll_plans[key] = plan(*key)
-    k = cg.RollKernel(x.itemsize, p.ndim)
-    lk = loader.get(cg, ("roll", k.itemsize, k.ndim), lambda: k)
-    geo = (ctypes.c_int64 if p.wide else ctypes.c_uint32) * len(p.words)
-    count = (ctypes.c_int64 if p.wide else ctypes.c_uint32)(p.n)
-    step = Step(lk.functions[f"{k.name}_{p.entry}"], _grid(p.n), (cg.THREADS,),
-                (0, 1, count, geo(*p.words)))
-    execute((step,), [ctypes.c_void_p(x.data.ptr), ctypes.c_void_p(out.data.ptr)])
+
+    def make():
+        p = _roll_plans.get(key)
+        if p is None:
+            p = _roll_plans[key] = plan(*key)
+        k = cg.RollKernel(x.itemsize, p.ndim)
+        lk = loader.get(cg, ("roll", k.itemsize, k.ndim), lambda: k)
+        geo = (ctypes.c_int64 if p.wide else ctypes.c_uint32) * len(p.words)
+        count = (ctypes.c_int64 if p.wide else ctypes.c_uint32)(p.n)
+        return (Step(lk.functions[f"{k.name}_{p.entry}"], _grid(p.n), (cg.THREADS,),
+                     (0, 1, count, geo(*p.words))),)
+
+    replay(("rearrange.roll", key), make, (x._data.ptr, out._data.ptr))
     return out
 
 
@@ -54,14 +56,9 @@ def pad(x: ndarray, widths, mode: str, constants, fortran: bool) -> ndarray:
     if out.size == 0:
         return out
     key = (x.shape, x.strides, x.itemsize, tuple(widths), fortran)
-    ctx = driver.active or driver.context()
-    # the launch depends on the layout, the mode and the constants' bytes: prepared once per
-    # device and replayed (a small pad is mostly host time)
-    full = ("rearrange.pad", key, mode, constants.tobytes())
-    step = ctx.prepared.get(full)
-    if step is None:
-        step = ctx.remember(full, _pad_step(key, mode, constants))
-    execute((step,), [ctypes.c_void_p(x.data.ptr), ctypes.c_void_p(out.data.ptr)])
+    # the launch depends on the layout, the mode and the constants' bytes
+    replay(("rearrange.pad", key, mode, constants.tobytes()), lambda: (_pad_step(key, mode, constants),),
+           (x._data.ptr, out._data.ptr))
     return out
 
 
@@ -89,14 +86,16 @@ def repeat_last(x: ndarray, count: int) -> ndarray:
     n = out.size
     if n == 0:
         return out
-    k = cg.RepeatKernel(x.itemsize)
-    lk = loader.get(cg, ("repeat", k.itemsize), lambda: k)
-    wide = n >= 2**31
-    I = ctypes.c_uint64 if wide else ctypes.c_uint32
-    E = cg.vector_width(k)
-    step = Step(lk.functions[f"{k.name}_{'wide' if wide else 'vec'}"], _grid(-(-n // E)),
-                (cg.THREADS,), (0, 1, I(n), I(count)))
-    execute((step,), [ctypes.c_void_p(x.data.ptr), ctypes.c_void_p(out.data.ptr)])
+
+    def make():
+        k = cg.RepeatKernel(x.itemsize)
+        lk = loader.get(cg, ("repeat", k.itemsize), lambda: k)
+        wide = n >= 2**31
+        I = ctypes.c_uint64 if wide else ctypes.c_uint32
+        return (Step(lk.functions[f"{k.name}_{'wide' if wide else 'vec'}"],
+                     _grid(-(-n // cg.vector_width(k))), (cg.THREADS,), (0, 1, I(n), I(count))),)
+
+    replay(("rearrange.repeat", x.itemsize, n, count), make, (x._data.ptr, out._data.ptr))
     return out
 
 

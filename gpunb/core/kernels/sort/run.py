@@ -192,7 +192,7 @@ _hist_occ = memo.table("sort.hist_occupancy")
 def _hist_occupancy(lk, name: str) -> int:
     occ = _hist_occ.get(name)
     if occ is None:
-        occ = _hist_occ[name] = loader.blocks_per_sm(lk.entries[name + "_hist"], cg.HIST_THREADS)
+        occ = _hist_occ[name] = loader.blocks_per_sm(lk.functions[name + "_hist"], cg.HIST_THREADS)
     return occ
 
 

@@ -1,0 +1,107 @@
+"""Dask on one GPU with gpunb chunks against one gpunb array (GPU; standalone:
+``python benchmarks/dask_timing.py [--json PATH] [--chunk-log2 K] [--nchunks N]``, default
+K = 24, N = 64; GPU memory holds four copies of the 2**K * N float32: keep it under 20 GiB).
+
+The issue's anchor: 64 chunks of 2**24 float32 (4 GiB), a ``sum`` and a fused elementwise
+expression, at >= 0.7 of the single-array gpunb speed (speed ratio = single-array time / Dask
+time). Wall times (synchronize + perf_counter: Dask's time is host scheduling plus the GPU's
+work), median of ``REPEATS`` after a warm-up. The elementwise expression is ``persist``ed
+(64 chunks stay on the GPU: ``compute`` would add one 4 GiB concatenation). Schedulers: the
+synchronous one and the threaded one (Dask's default for arrays). The scheduler's overhead
+per task: the wall time of a graph of trivial tasks (tiny chunks, host-only work) over its
+task count, and the Dask time over the single-array time as an excess per task. The rows
+``*_inline`` build the array with ``from_array(..., inline_array=True)`` (no getter tasks).
+
+H100, dask 2026.8, K = 24 (2026-11-25): one 2**30 float32 array: sum 1.48 ms, fused 2.88 ms;
+Dask, synchronous scheduler: sum 28.7 ms (ratio 0.05), fused 21.6 ms (0.13); threaded:
+48.4 ms (0.03), 51.1 ms (0.06). Dask's own cost per trivial task: 124 us (synchronous),
+153 us (threaded). A 64 MiB chunk is 23 us of a sum on the H100: with two or more tasks per
+chunk at ~120 us each, the 0.7 goal needs chunks of about 2**28 elements or more.
+"""
+
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+REPEATS = 7
+
+
+def _wall(fn, sync):
+    fn()
+    sync()
+    times = []
+    for _ in range(REPEATS):
+        sync()
+        t = time.perf_counter()
+        fn()
+        sync()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main(argv):
+    import dask
+    import dask.array as da
+
+    import gpunb as gp
+    import gpunb.dask
+    from gpunb.core.runtime import driver
+
+    gpunb.dask.register()
+    chunk = 2 ** (int(argv[argv.index("--chunk-log2") + 1]) if "--chunk-log2" in argv else 24)
+    nchunks = int(argv[argv.index("--nchunks") + 1]) if "--nchunks" in argv else 64
+    sync = driver.synchronize
+    n = chunk * nchunks
+    x = gp.random.default_rng(0).standard_normal(n, dtype=np.float32)
+    d = da.from_array(x, chunks=chunk)
+    assert d.numblocks == (nchunks,)
+
+    @gp.fuse
+    def expr(v):
+        return gp.exp(-v * v) * 0.5 + gp.sin(v) * v
+
+    # correctness first (one chunk, and the totals)
+    h0 = x[:chunk].get()
+    np.testing.assert_allclose(expr(x[:chunk]).get(), np.exp(-h0 * h0) * 0.5 + np.sin(h0) * h0,
+                               rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(float(d.sum().compute()), float(x.sum()), rtol=1e-4)
+
+    res = {"chunk": chunk, "nchunks": nchunks, "dtype": "float32", "repeats": REPEATS}
+    res["single_sum_ms"] = 1e3 * _wall(lambda: float(x.sum()), sync)
+    res["single_fused_ms"] = 1e3 * _wall(lambda: expr(x), sync)
+    for sched in ("sync", "threads"):
+        with dask.config.set(scheduler=sched):
+            s = d.sum()
+            res[f"dask_{sched}_sum_ms"] = 1e3 * _wall(lambda: float(s.compute()), sync)
+            e = d.map_blocks(expr)
+            res[f"dask_{sched}_fused_ms"] = 1e3 * _wall(lambda: dask.persist(e), sync)
+            ntasks_sum = len(dict(s.__dask_graph__())) - 1    # all but the array (getters too)
+            for kind, single, tasks in (("sum", "single_sum_ms", ntasks_sum),
+                                        ("fused", "single_fused_ms", 2 * nchunks)):
+                t = res[f"dask_{sched}_{kind}_ms"]
+                res[f"ratio_{sched}_{kind}"] = res[single] / t
+                res[f"excess_us_per_task_{sched}_{kind}"] = 1e3 * (t - res[single]) / tasks
+            # trivial tasks: 4096 chunks of one element, a host-only function per chunk
+            tiny = da.ones(4096, chunks=1).map_blocks(lambda b: b)
+            ntiny = len(dict(tiny.__dask_graph__()))
+            res[f"overhead_us_per_task_{sched}"] = 1e6 * _wall(lambda: dask.persist(tiny),
+                                                               lambda: None) / ntiny
+    di = da.from_array(x, chunks=chunk, inline_array=True)
+    with dask.config.set(scheduler="sync"):
+        si, ei = di.sum(), di.map_blocks(expr)
+        res["dask_sync_sum_ms_inline"] = 1e3 * _wall(lambda: float(si.compute()), sync)
+        res["dask_sync_fused_ms_inline"] = 1e3 * _wall(lambda: dask.persist(ei), sync)
+        res["ratio_sync_sum_inline"] = res["single_sum_ms"] / res["dask_sync_sum_ms_inline"]
+        res["ratio_sync_fused_inline"] = res["single_fused_ms"] / res["dask_sync_fused_ms_inline"]
+    out = json.dumps(res, indent=1)
+    print(out)
+    if "--json" in argv:
+        with open(argv[argv.index("--json") + 1], "w") as f:
+            f.write(out)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
