@@ -37,7 +37,7 @@ def install() -> None:
     ctx = driver.DeviceContext(dev, info, stream, 0)
     driver._driver.ready, driver._driver.version = True, (13, 0)
     driver._contexts[0] = ctx
-    driver.active = driver._current.ctx = ctx
+    driver.active = driver._current.ctx = driver._current.core = ctx
     driver._activate = lambda ordinal=None: ctx
     occupancy = Fake(max_active_blocks_per_multiprocessor=lambda threads, smem: 2048 // threads)
     kernels = {}

@@ -21,7 +21,7 @@ nan = float("nan")
 pi = 3.141592653589793
 e = 2.718281828459045
 newaxis = None
-__array_api_version__ = "2024.12"     # the array API standard gpunb follows (gpunb/_array_api)
+__array_api_version__ = "2025.12"     # the array API standard gpunb follows (gpunb/_array_api)
 
 _EAGER = ["__version__", "CacheWarning", "CompileError", "GPUNBError", "GPUUnavailableError",
           "KernelArgumentError", "inf", "nan", "pi", "e", "newaxis"]

@@ -221,3 +221,16 @@ def test_count_nonzero_axis(axis, keepdims):
     got = gp.count_nonzero(gp.asarray(x)[:, ::-1], axis=axis, keepdims=keepdims)
     want = np.count_nonzero(x[:, ::-1], axis=axis, keepdims=keepdims)
     same(got, np.asarray(want, np.intp))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dt", ["uint8", "int64", "float32"])
+def test_isin_with_a_python_scalar(dt):
+    """isin(array, scalar) and isin(scalar, array), as NumPy and the 2025.12 standard take them."""
+    x = np.array([0, 3, 7, 3, 250], dtype=dt)
+    g = gp.asarray(x)
+    for v in (3, 0, 300, 7.0, True):
+        np.testing.assert_array_equal(gp.isin(g, v).get(), np.isin(x, v))
+        np.testing.assert_array_equal(gp.isin(v, g).get(), np.isin(v, x))
+    empty = gp.asarray(np.zeros(0, dt))
+    assert gp.isin(empty, 0).shape == (0,)

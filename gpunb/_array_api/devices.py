@@ -12,7 +12,7 @@ import contextlib
 import sys
 
 # The versions of the standard gpunb follows; the default is the latest (``api_version=None``).
-API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 API_VERSION = API_VERSIONS[-1]
 
 _BY_ID: dict = {}

@@ -36,11 +36,12 @@ class Info:
 
         return _devices.device_of(driver.active.ordinal if driver.active is not None else 0)
 
-    def devices(self) -> list:
-        """Every GPU of this machine (none without a usable driver)."""
+    def devices(self) -> tuple:
+        """Every GPU of this machine (none without a usable driver), as the 2025.12 standard's
+        tuple."""
         from ..core.runtime import devices
 
-        return [_devices.device_of(i) for i in range(devices.count())]
+        return tuple(_devices.device_of(i) for i in range(devices.count()))
 
     def default_dtypes(self, *, device=None) -> dict:
         """The dtypes a function uses when none is given and none can be inferred: NumPy's

@@ -53,6 +53,16 @@ def _gpu(value, func: str) -> ndarray:
     return args.array(value, func)
 
 
+def _isin_operand(value, other) -> ndarray:
+    """An operand of isin: a GPU array, or a Python scalar beside one (the 2025.12 standard;
+    NumPy takes it as ``numpy.asarray(value)``, a 0-d array uploaded here)."""
+    if type(value) in (bool, int, float, complex) and type(other) is ndarray:
+        from .._creation.from_data import upload
+
+        return upload(np.asarray(value))
+    return _gpu(value, "isin")
+
+
 def _first_nan(aux: ndarray) -> int | None:
     """Where the NaN run at the end of the sorted ``aux`` starts (one element read back
     first; None when the last element is not NaN): NumPy's ``aux_firstnan``."""
@@ -264,8 +274,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     """Whether each element of ``element`` is in ``test_elements`` (numpy.isin), of
     ``element``'s shape; ``invert`` negates. ``kind`` is checked as NumPy checks it; both
     kinds give the same result (a sort and a binary search)."""
-    e = _gpu(element, "isin")
-    t = _gpu(test_elements, "isin")
+    e, t = _isin_operand(element, test_elements), _isin_operand(test_elements, element)
     if kind not in {None, "sort", "table"}:
         raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
     if kind == "table" and not all(a.dtype.kind in "uib" for a in (e, t)):

@@ -139,7 +139,7 @@ def _fast_call(f: ufunc, args):
         values = [None if c is None else c.type(a) for a, c in zip(args, conv)]
     result = ndarray._empty(shape, rdt)
     blocks = (-(-n // vec) + eplan.BLOCK - 1) // eplan.BLOCK
-    stream = driver.current_stream()[1]
+    stream = driver.stream_handle()
     with lock:
         if scalars:
             for obj, a, v, c in zip(objects, args, values, conv):
@@ -211,7 +211,7 @@ def _layout_call(f: ufunc, args, out, casting):
     launch_, slots, rdt, shape, conv, lock = prepared
     values = [None if c is None else c.type(a) for a, c in zip(args, conv)]   # NumPy's conversion
     result = out if out is not None else ndarray._empty(shape, rdt)
-    stream = driver.current_stream()[1]
+    stream = driver.stream_handle()
     with lock:
         for obj, a, v, c in zip(slots, args, values, conv):
             if c is None:

@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 SUITE = ROOT / "tools" / "array_api_tests"
 XFAILS = HERE / "xfails.txt"
-API_VERSION = "2024.12"
+API_VERSION = "2025.12"
 
 # --collect-only without a GPU: host buffers stand in for device memory (cpu_shim.py)
 _CPU_MODULE = ("exec('import sys; sys.path.insert(0, {here!r}); import cpu_shim; "

@@ -112,7 +112,7 @@ class _Plan:
         values = [dt.type(args[arg]) for _, arg, dt in self.scalars]
         results = [ndarray._empty(shape, dt) for shape, dt in self.outputs]
         temp = memory.get_default_memory_pool().malloc(self.temp_bytes) if self.temp_bytes else None
-        stream = driver.current_stream()[1]
+        stream = driver.stream_handle()
         with self.lock:
             for obj, arg, offset in self.pointers:
                 obj.value = args[arg]._data.ptr + offset

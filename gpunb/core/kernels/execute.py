@@ -94,7 +94,7 @@ def execute(steps, params: list, temp_bytes: int = 0, stream=None) -> None:
     (ctypes objects). ``temp_bytes`` > 0 allocates a temporary buffer whose pointer is
     appended to ``params``; it is freed, stream-ordered, after the launches."""
     if stream is None:
-        handle = driver.current_stream()[1]
+        handle = driver.stream_handle()
     elif stream.__class__ is int:
         handle = stream
     else:
@@ -125,7 +125,7 @@ def replay(key, make, pointers) -> None:
                           st.shared_mem) for st in steps)
         entry = ctx.remember(key, (launches, slots, threading.Lock()))
     launches, slots, lock = entry
-    handle = driver.current_stream()[1]
+    handle = driver.stream_handle()
     with lock:
         for slot, ptr in zip(slots, pointers):
             slot.value = ptr

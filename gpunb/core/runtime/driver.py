@@ -100,7 +100,7 @@ class DeviceContext:
         if dev is None or _current.core is not self:
             # cuda.core keeps its Device objects and their 'initialised' state per thread: each
             # thread that uses cuda.core's side of this device says set_current() once
-            from cuda.core import Device
+            Device = cuda_core().Device
 
             with _lock:
                 mine = Device(self.info.ordinal)
@@ -146,6 +146,28 @@ class DeviceContext:
 
 _contexts: dict[int, DeviceContext] = {}
 active: DeviceContext | None = None     # the device gpunb works on; None until one is used
+
+
+_core = None
+_core_lock = threading.Lock()
+
+
+def cuda_core():
+    """The cuda.core module, imported once under a lock: its ``__init__`` copies a submodule's
+    ``__spec__`` over its own, so Python does not make a second thread importing it meanwhile
+    wait, and that thread would get a half-made module (``cannot import name 'ObjectCode'``:
+    seen with four threads loading their first raw kernel at once). gpunb imports cuda.core
+    only through here."""
+    global _core
+    core = _core
+    if core is None:
+        with _core_lock:
+            if _core is None:
+                import cuda.core
+
+                _core = cuda.core
+            core = _core
+    return core
 
 
 def _driver_module():
@@ -321,7 +343,7 @@ def load_kernel(key: str, cubin: bytes, symbol: str):
     obj = ctx.modules.get(key)
     try:
         if obj is None:
-            from cuda.core import ObjectCode
+            ObjectCode = cuda_core().ObjectCode
 
             obj = ObjectCode.from_cubin(cubin, name=key[:16])
         kernel = obj.get_kernel(symbol)
@@ -386,6 +408,18 @@ def current_stream() -> tuple:
     return None, ctx.default_handle
 
 
+def stream_handle() -> int:
+    """``current_stream()[1]``: the current stream's handle, in fewer steps (every launch asks)."""
+    cur = _current
+    s = cur.stream
+    if s is None:
+        ctx = active
+        if ctx is not None and cur.ctx is ctx:
+            return ctx.default_handle
+        return current_stream()[1]
+    return int(s.handle)
+
+
 def as_stream(stream):
     """A cuda.core Stream: for None the current stream (set by ``with gpunb.Stream():``), else
     the device's default stream; cuda.core streams as they are; gpunb streams, objects with
@@ -396,7 +430,7 @@ def as_stream(stream):
         if current is not None:
             return current
         return (active or context()).default_stream
-    from cuda.core import Stream
+    Stream = cuda_core().Stream
 
     if isinstance(stream, Stream):
         return stream
@@ -422,7 +456,7 @@ def wait_for_producers(stream, producer_streams) -> None:
     for ptr in set(producer_streams):
         if ptr == mine or (ptr in DEFAULT_HANDLES and mine in DEFAULT_HANDLES):
             continue
-        from cuda.core import Stream
+        Stream = cuda_core().Stream
 
         try:
             stream.wait(Stream.from_handle(1 if ptr in DEFAULT_HANDLES else ptr))
@@ -437,10 +471,10 @@ def launch(kernel, grid, block, shared_mem: int, stream, args) -> None:
     against 7.6 us for four arguments)."""
     global _core_launch
     if _core_launch is None:
-        from cuda.core import launch as _core_launch
+        _core_launch = cuda_core().launch
     config = _configs.get((grid, block, shared_mem))
     if config is None:
-        from cuda.core import LaunchConfig
+        LaunchConfig = cuda_core().LaunchConfig
 
         config = _configs[(grid, block, shared_mem)] = LaunchConfig(
             grid=grid, block=block, shmem_size=shared_mem)
@@ -511,7 +545,7 @@ def time_ms(fn, *, repeat: int = 20, warmup: int = 3, stream=None, sync_each: bo
     run, so each time also holds the host's dispatch: the latency of one isolated call."""
     import statistics
 
-    from cuda.core import EventOptions
+    EventOptions = cuda_core().EventOptions
 
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, not {repeat}")

@@ -46,6 +46,7 @@ def module(library: str):
     mod = _modules.get(library)
     if mod is None:
         try:
+            driver.cuda_core()      # nvmath imports cuda.core: through gpunb's lock first
             mod = importlib.import_module(f"nvmath.bindings.{library}")
         except ImportError as e:
             raise MathLibraryMissing(

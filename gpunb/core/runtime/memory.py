@@ -49,7 +49,8 @@ class MemoryPool:
             self._resource()
             pool = self._handle
         if stream is None:
-            st, s = driver.current_stream()
+            st = driver._current.stream     # None: the default stream (an owner never needed)
+            s = driver.stream_handle() if st is None else int(st.handle)
         else:
             st = driver.as_stream(stream)
             s = int(st.handle)

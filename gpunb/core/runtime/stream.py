@@ -61,7 +61,7 @@ class Stream:
         if self._null:
             return      # resolved on first use: constructing Stream.null touches nothing
         dev = driver.device()
-        from cuda.core import StreamOptions
+        StreamOptions = driver.cuda_core().StreamOptions
 
         try:
             self._core = dev.create_stream(
@@ -228,7 +228,7 @@ class Event:
         if blocking is not None:
             block = blocking
         dev = driver.device()
-        from cuda.core import EventOptions
+        EventOptions = driver.cuda_core().EventOptions
 
         try:
             self._event = dev.create_event(EventOptions(

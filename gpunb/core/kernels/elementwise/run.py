@@ -96,7 +96,7 @@ def copy(src, dst) -> None:
         src, dst = src._derive(src._shape, src._strides, 0, _U16), dst._derive(dst._shape, dst._strides, 0, _U16)
     if src._dtype == dst._dtype and src._c_contiguous and dst._c_contiguous:
         fastcall.copy(dst._data.ptr, src._data.ptr, dst._size * dst._dtype.itemsize,
-                      driver.current_stream()[1])
+                      driver.stream_handle())
         return
     ctx = driver.active or driver.context()
     key = ("assign", src._dtype, dst._dtype, dst._shape, src._strides, dst._strides,

@@ -105,7 +105,7 @@ def launch(kind, a, o, indices, space, a_strides, o_strides, *, mask=None, mask_
         entry = _launches[(fn, key)] = (fastcall.Prepared(fn, grid, (cg.THREADS,), objs), objs,
                                         threading.Lock())
     prepared, objs, lock = entry
-    stream = driver.current_stream()[1]
+    stream = driver.stream_handle()
     with lock:
         objs[0].value = a._data.ptr
         objs[1].value = o._data.ptr if o is not None else 0

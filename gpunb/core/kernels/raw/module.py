@@ -79,7 +79,7 @@ def _fast_launch(fast, grid, block, args, shared_mem) -> bool:
     # other must be checked to hold ints only
     if (g[0] is not grid and not _exact_dims(grid)) or (b[0] is not block and not _exact_dims(block)):
         return False
-    stream = driver.current_stream()[1]
+    stream = driver.stream_handle()
     with lock:
         for obj, v, spec in zip(launch_.objects, args, specs):
             t = type(v)
@@ -202,8 +202,8 @@ def _cooperative_includes() -> tuple[str, ...]:
 def _launch_cooperative(kernel, grid, block, shared_mem, stream, args) -> None:
     """A cooperative launch (``grid.sync()`` needs every block resident), as CuPy launches
     kernels of a module built with ``enable_cooperative_groups=True``."""
-    from cuda.core import LaunchConfig
-    from cuda.core import launch as core_launch
+    core = driver.cuda_core()
+    LaunchConfig, core_launch = core.LaunchConfig, core.launch
 
     core_launch(stream, LaunchConfig(grid=grid, block=block, shmem_size=shared_mem,
                                      is_cooperative=True), kernel, *args)
@@ -352,7 +352,7 @@ class RawModule:
         symbol = entry.meta.get("name_expressions", {}).get(name, name)
         obj = ctx.modules.get(entry.key)
         if obj is None:
-            from cuda.core import ObjectCode
+            ObjectCode = driver.cuda_core().ObjectCode
             obj = ctx.modules[entry.key] = ObjectCode.from_cubin(entry.cubin, name=entry.key[:16])
         err, dptr, size = driver._driver_module().cuLibraryGetGlobal(obj.handle, symbol.encode())
         if int(err) != 0:

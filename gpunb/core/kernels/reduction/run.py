@@ -153,7 +153,7 @@ def _replay(fast, x):
                 temp_bytes)
         return result
     launch_, objects, lock = prepared
-    stream = driver.current_stream()[1]
+    stream = driver.stream_handle()
     with lock:
         objects[0].value = x._data.ptr
         objects[1].value = result._data.ptr

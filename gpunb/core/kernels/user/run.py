@@ -241,7 +241,7 @@ def _launch(kern: ElementwiseKernel, values, types, typedefs, shape, n, stream):
         name = f"{k.name}_{entry}"
         blocks = -(-n // BLOCK)
         params += geometry
-    handle = driver.current_stream()[1] if stream is None else int(driver.as_stream(stream).handle)
+    handle = driver.stream_handle() if stream is None else int(driver.as_stream(stream).handle)
     blocks = max(1, min(blocks, eplan.MAX_GRID))
     fastcall.launch(lk.functions[name], (blocks,), (BLOCK,), 0, handle, params)
     return lk, (name, blocks), values
@@ -307,7 +307,7 @@ def _fast_call(kern: ElementwiseKernel, args):
     else:
         outs = tuple(ndarray._empty(shape, dt) for dt in out_types)
     blocks = (-(-n // vec) + BLOCK - 1) // BLOCK
-    stream = driver.current_stream()[1]
+    stream = driver.stream_handle()
     with lock:
         if scalars:
             for obj, a, v, c in zip(objects, args, values, conv):
