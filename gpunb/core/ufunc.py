@@ -135,21 +135,13 @@ def _fast_call(f: ufunc, args):
     if prepared is None:
         return None
     launch_, objects, vec, cap, rdt, conv, lock, scalars = prepared
-    if scalars:     # NumPy's conversion, which may raise: before anything is allocated or set
-        values = [None if c is None else c.type(a) for a, c in zip(args, conv)]
+    # NumPy's conversion, which may raise: before anything is allocated or set
+    values = [None if c is None else c.type(a) for a, c in zip(args, conv)] if scalars else None
     result = ndarray._empty(shape, rdt)
     blocks = (-(-n // vec) + eplan.BLOCK - 1) // eplan.BLOCK
     stream = driver.stream_handle()
     with lock:
-        if scalars:
-            for obj, a, v, c in zip(objects, args, values, conv):
-                if c is None:
-                    obj.value = a._data.ptr
-                else:
-                    execute.set_scalar(obj, v, c)
-        else:
-            for obj, a in zip(objects, args):
-                obj.value = a._data.ptr
+        execute.set_operands(objects, args, conv, values)
         objects[-2].value = result._data.ptr
         objects[-1].value = n
         launch_.launch(stream, blocks if blocks < cap else cap)
@@ -213,11 +205,7 @@ def _layout_call(f: ufunc, args, out, casting):
     result = out if out is not None else ndarray._empty(shape, rdt)
     stream = driver.stream_handle()
     with lock:
-        for obj, a, v, c in zip(slots, args, values, conv):
-            if c is None:
-                obj.value = a._data.ptr
-            else:
-                execute.set_scalar(obj, v, c)
+        execute.set_operands(slots, args, conv, values)
         slots[-1].value = result._data.ptr
         launch_.launch(stream)
     return result

@@ -65,6 +65,21 @@ def set_scalar(obj, value, dtype: np.dtype) -> None:
         obj.value = value.item() if isinstance(value, np.generic) else value
 
 
+def set_operands(objects, args, conv, values) -> None:
+    """Set a prepared launch's operand objects for a call: each array's data pointer, each
+    scalar's value as ``set_scalar`` stores it (``conv[i]``: the scalar's dtype, None for an
+    array; ``values``: the converted scalars, None when the call has none)."""
+    if values is None:
+        for obj, a in zip(objects, args):
+            obj.value = a._data.ptr
+    else:
+        for obj, a, v, c in zip(objects, args, values, conv):
+            if c is None:
+                obj.value = a._data.ptr
+            else:
+                set_scalar(obj, v, c)
+
+
 def operand_params(kernel, inputs) -> list:
     """The leading kernel parameters of a generated kernel: a pointer per array, uniform or
     outer operand, the value in the operand's compute type per scalar."""

@@ -297,8 +297,8 @@ def _fast_call(kern: ElementwiseKernel, args):
     if prepared is None or n == 0 or n > eplan.INT32_LIMIT:
         return None
     launch_, objects, vec, out_types, conv, lock, scalars = prepared
-    if scalars:       # NumPy's conversion to the parameter's type, before anything is set
-        values = [None if c is None else c.type(a) for a, c in zip(args, conv)]
+    # NumPy's conversion to the parameter's type, before anything is set
+    values = [None if c is None else c.type(a) for a, c in zip(args, conv)] if scalars else None
     given = len(args) > kern.nin        # out= arrays: contiguous, aligned, of the shape (above)
     if given:
         outs = args[kern.nin:]
@@ -309,15 +309,7 @@ def _fast_call(kern: ElementwiseKernel, args):
     blocks = (-(-n // vec) + BLOCK - 1) // BLOCK
     stream = driver.stream_handle()
     with lock:
-        if scalars:
-            for obj, a, v, c in zip(objects, args, values, conv):
-                if c is None:
-                    obj.value = a._data.ptr
-                else:
-                    execute.set_scalar(obj, v, c)
-        else:
-            for obj, a in zip(objects, args):
-                obj.value = a._data.ptr
+        execute.set_operands(objects, args, conv, values)
         j = len(args)
         if not given:
             for o in outs:
