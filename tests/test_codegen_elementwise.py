@@ -271,3 +271,28 @@ def test_prepared_launch_points_at_its_objects():
     p = fastcall.Prepared(7, (5,), 256, objs)
     assert p.grid == (5, 1, 1) and p.block == (256, 1, 1) and p.function == 7
     assert [p._addrs[i] for i in range(3)] == [ctypes.addressof(o) for o in objs]
+
+
+def test_set_operands_sets_pointers_and_converted_scalars():
+    """The prepared launches' operand objects: an array's data pointer, a scalar's value as
+    the kernel reads it (float16 widened, complex as two parts); arrays alone take a shorter
+    loop with the same result."""
+    import ctypes
+
+    from gpunb.core.kernels import execute
+    from gpunb.core.ndarray import MemoryPointer, ndarray
+
+    def arr(ptr):
+        return ndarray._view(MemoryPointer(ptr), (4,), (4,), np.dtype("float32"), None)
+
+    a, b = arr(0x20000), arr(0x30000)
+    f16, c64 = np.dtype("float16"), np.dtype("complex64")
+    conv = (None, f16, None, c64)
+    objs = [ctypes.c_void_p(), execute.scalar_object(f16), ctypes.c_void_p(), execute.scalar_object(c64)]
+    values = [None, f16.type(1.5), None, c64.type(2 - 3j)]
+    execute.set_operands(objs, (a, 1.5, b, 2 - 3j), conv, values)
+    assert objs[0].value == 0x20000 and objs[2].value == 0x30000
+    assert objs[1].value == 1.5 and (objs[3][0], objs[3][1]) == (2.0, -3.0)
+    plain = [ctypes.c_void_p(), ctypes.c_void_p()]
+    execute.set_operands(plain, (b, a), (None, None), None)
+    assert [o.value for o in plain] == [0x30000, 0x20000]
