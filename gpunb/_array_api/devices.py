@@ -80,10 +80,16 @@ def to_device(x, device, stream):
         if not isinstance(stream, (Stream, int)) or isinstance(stream, bool):
             raise TypeError(f"to_device: stream must be None, a gpunb.Stream or a CUDA stream "
                             f"handle (int), not {type(stream).__name__}")
-    if dev.id == x.data.device_id:
-        return x
-    raise ValueError(f"to_device: the array is on CUDA device {x.data.device_id}; copies between "
-                     f"GPUs (to device {dev.id}) are not supported")
+    same_device(x, dev, "to_device")
+    return x
+
+
+def same_device(x, dev, what: str) -> None:
+    """ValueError unless ``dev`` (a checked device, or None) is ``x``'s: gpunb copies no array
+    between GPUs."""
+    if dev is not None and dev.id != x.data.device_id:
+        raise ValueError(f"{what}: the array is on CUDA device {x.data.device_id}; copies "
+                         f"between GPUs (to device {dev.id}) are not supported")
 
 
 def matrix_transpose(x):

@@ -18,10 +18,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` as ``dtype`` (numpy.astype, the array API's): a new array unless ``copy=False``
     and the dtype is already ``x``'s; ``device`` None or ``x``'s."""
     x = args.array(x, "astype")
-    dev = devices.check(device, "astype")
-    if dev is not None and dev.id != x.data.device_id:
-        raise ValueError(f"astype: the array is on CUDA device {x.data.device_id}; copies "
-                         f"between GPUs (to device {dev.id}) are not supported")
+    devices.same_device(x, devices.check(device, "astype"), "astype")
     return x.astype(dtype, copy=copy)
 
 

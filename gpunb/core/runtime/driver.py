@@ -228,9 +228,7 @@ def _preload() -> None:
     once the context exists: its import (tens of ms) overlaps what the caller does next (the
     first upload, the first kernel's cache lookup) instead of delaying the first launch, and
     does not take the GIL from the main thread between the driver calls of its first touch.
-    Not cuda.core: its ``__init__``
-    copies a submodule's ``__spec__`` over its own, so a second thread importing it meanwhile
-    would not wait for the import to finish and would get a half-made module."""
+    Not cuda.core, which a second thread must not import meanwhile (:func:`cuda_core`)."""
     if _preloading:
         return
 
@@ -397,15 +395,10 @@ def current_stream() -> tuple:
     """(cuda.core Stream or None, its handle as an int) of the current stream: the hot
     path's form of ``as_stream(None)``. None stands for the device's default stream, whose
     cuda.core object the hot path does not need (nor make: see :mod:`.libcuda`)."""
-    cur = _current
-    current = cur.stream
+    current = _current.stream
     if current is not None:
         return current, int(current.handle)
-    ctx = active or context()
-    if cur.ctx is not ctx:      # a thread's first call (a worker thread has no current context)
-        libcuda.set_current(ctx.handle)
-        cur.ctx = ctx
-    return None, ctx.default_handle
+    return None, context().default_handle      # (context() makes it current in a new thread)
 
 
 def stream_handle() -> int:
@@ -500,11 +493,8 @@ def index_error() -> None:
 
 def synchronize() -> None:
     """Wait for all work on the current device."""
-    ctx = context()
-    d = libcuda.lib()
-    err = d.cuCtxSetCurrent(ctx.handle) or d.cuCtxSynchronize()
-    if err:
-        raise GPUNBError(f"CUDA error during device synchronize: {libcuda.error_name(err)}")
+    context()       # current in this thread
+    libcuda.check(libcuda.lib().cuCtxSynchronize(), "device synchronize")
     if index_flag is not None and index_flag[0]:
         index_error()
 

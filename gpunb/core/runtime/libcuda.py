@@ -4,10 +4,11 @@ and cuda.bindings are imported.
 The first array of a session waits for ``cuInit`` and the primary context, which no library
 can avoid; importing cuda.core (about 200 ms: it imports NVML's bindings) and cuda.bindings
 (about 60 ms: it imports cuda.pathfinder to find this library) is avoidable there. So device
-discovery, the context, the memory pool and the copies go through the same ``libcuda.so.1``
-by ctypes, while :mod:`.driver` imports the two packages on a background thread for the calls
-that follow (module loading, launches, events). Every call here returns an int status that
-:func:`check` translates like the rest of the runtime.
+discovery, the context, the memory pool, the copies and generated kernels' modules go through
+the same ``libcuda.so.1`` by ctypes; :mod:`.driver` imports cuda.bindings' driver module on a
+background thread for the launches, and cuda.core when streams, events or raw kernels first
+need it. Every call here returns an int status that :func:`check` translates like the rest of
+the runtime.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Device memory: the driver's stream-ordered memory pool, plus copies and fills, all through
-:mod:`.libcuda` (the first array imports neither cuda.core nor cuda.bindings). A freed block goes back to the pool and is reused without cudaFree; the pool keeps what
-it reserved (release threshold raised) until ``free_all_blocks``.
+:mod:`.libcuda` (the first array imports neither cuda.core nor cuda.bindings). A freed block
+goes back to the pool and is reused without cudaFree; the pool keeps what it reserved (release
+threshold raised) until ``free_all_blocks``.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class MemoryPool:
             pool = self._handle
         if stream is None:
             st = driver._current.stream     # None: the default stream (an owner never needed)
-            s = driver.stream_handle() if st is None else int(st.handle)
+            s = driver.stream_handle()
         else:
             st = driver.as_stream(stream)
             s = int(st.handle)
@@ -147,7 +148,7 @@ def mem_info() -> tuple[int, int]:
 
 def _stream_handle(stream) -> int:
     if stream is None:
-        return driver.current_stream()[1]
+        return driver.stream_handle()
     return int(driver.as_stream(stream).handle)
 
 

@@ -29,8 +29,8 @@ from .. import loader
 from ..execute import launch_args
 from .args import prepare_args
 
-_checked_dims = memo.table("raw.launch_dims")   # grid/block values already validated
-_extents = memo.table("raw.launch_extents")     # the same values -> (value, its 3 extents)
+# grid/block values already validated -> (their dims, the value itself, its 3 extents)
+_checked_dims = memo.table("raw.launch_dims")
 
 
 # -- the prepared launch: a kernel whose arguments are gpunb arrays and exact scalars ---------
@@ -70,14 +70,14 @@ def _fast_launch(fast, grid, block, args, shared_mem) -> bool:
     gpunb array for a pointer, the parameter's NumPy scalar type or an in-range Python int /
     a Python float for a scalar); False otherwise (the checked path then runs, and sets every
     object again before its own launch)."""
-    g, b = _extents.get(grid), _extents.get(block)
+    g, b = _checked_dims.get(grid), _checked_dims.get(block)
     launch_, specs, lock = fast
     if (g is None or b is None or shared_mem.__class__ is not int or shared_mem < 0
             or len(args) != len(specs)):
         return False
     # (4.0,) finds (4,)'s entry: a grid written as a literal is the very key object, any
     # other must be checked to hold ints only
-    if (g[0] is not grid and not _exact_dims(grid)) or (b[0] is not block and not _exact_dims(block)):
+    if (g[1] is not grid and not _exact_dims(grid)) or (b[1] is not block and not _exact_dims(block)):
         return False
     stream = driver.stream_handle()
     with lock:
@@ -97,7 +97,7 @@ def _fast_launch(fast, grid, block, args, shared_mem) -> bool:
                 obj.value = v
             else:
                 return False
-        launch_.launch_extents(stream, g[1], b[1], shared_mem)
+        launch_.launch_extents(stream, g[2], b[2], shared_mem)
     return True
 
 
@@ -116,16 +116,15 @@ def _exact_dims(value) -> bool:
 def _dims(value, what: str) -> tuple[int, ...]:
     # 32.0 == 32 as a dict key, so the cache answers only for exact ints.
     if type(value) is int or (type(value) is tuple and all(type(d) is int for d in value)):
-        dims = _checked_dims.get(value)
-        if dims is not None:
-            return dims
+        hit = _checked_dims.get(value)
+        if hit is not None:
+            return hit[0]
     dims = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
     if not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) and d >= 1 for d in dims):
         raise ValueError(f"{what} must be a positive int or a tuple of 1 to 3 positive ints, got {value!r}")
     dims = tuple(int(d) for d in dims)
     if isinstance(value, (int, tuple)) and len(_checked_dims) < 4096:
-        _checked_dims[value] = dims
-        _extents[value] = (value, (dims + (1, 1))[:3])
+        _checked_dims[value] = (dims, value, (dims + (1, 1))[:3])
     return dims
 
 
