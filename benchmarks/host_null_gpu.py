@@ -62,8 +62,7 @@ def install() -> None:
     fastcall._lib = Lib()
     fastcall._cu_launch = lambda *args: (0,)
     fastcall._CUfunction = fastcall._CUstream = lambda handle: handle
-    fastcall.allocate = lambda pool, size, s, owner=None, recycler=None: fastcall.Block(
-        next(addresses), size, s, owner, recycler)
+    fastcall.allocate = lambda pool, size, s: next(addresses)
     pool = memory.get_default_memory_pool()
     pool._handle = 1
     memory.copy_to_host = lambda host, ptr, stream=None: host.fill(0) if host.size else None

@@ -55,3 +55,28 @@ def same(got, want):
     got = gp.asnumpy(got)
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
     np.testing.assert_array_equal(got, want)
+
+
+def record_launches(monkeypatch, fmt_of=None):
+    """Replace the driver's launch with a recorder, for prepared-launch tests without a GPU:
+    returns the list each launch appends ``(stream, grid x, parameter bytes)`` to, the bytes
+    read from the first parameter's address (the prepared calls' parameters are one packed
+    buffer) over ``fmt_of(stream, grid x)``'s struct size (default 64 bytes)."""
+    import ctypes
+    import struct
+
+    from gpunb.core.runtime import fastcall
+
+    launched = []
+
+    def launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        first = ctypes.c_void_p.from_address(params).value
+        n = struct.calcsize(fmt_of(stream, gx)) if fmt_of else 64
+        launched.append((stream, gx, ctypes.string_at(first, n)))
+        return (0,)
+
+    monkeypatch.setattr(fastcall, "_cu_launch", launch)
+    monkeypatch.setattr(fastcall, "_CUfunction", lambda handle: handle)
+    monkeypatch.setattr(fastcall, "_CUstream", lambda handle: handle)
+    monkeypatch.setattr(fastcall, "_streams", {})
+    return launched

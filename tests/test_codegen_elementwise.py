@@ -10,6 +10,7 @@ from gpunb.core.kernels.elementwise import codegen as cg
 from gpunb.core.dtypes import SUPPORTED, literal
 from gpunb.core.kernels.elementwise.ir import ufunc_kernel
 from gpunb.core.kernels.elementwise.ops import OPS
+from tests import data
 
 ARCH = "sm_90"
 
@@ -296,3 +297,69 @@ def test_set_operands_sets_pointers_and_converted_scalars():
     plain = [ctypes.c_void_p(), ctypes.c_void_p()]
     execute.set_operands(plain, (b, a), (None, None), None)
     assert [o.value for o in plain] == [0x30000, 0x20000]
+
+
+def test_prepared_calls_pack_their_signature_and_miss_the_rest(monkeypatch):
+    """kernels.fastgen without a GPU: the made call packs pointers, converted scalars (half
+    widened to float, complex as two parts), the outputs and the count as the kernel reads
+    them, with the capped grid; any argument unlike its signature is a miss that launches
+    nothing."""
+    import ctypes
+    import itertools
+    import struct
+
+    from gpunb.core.kernels import fastgen
+    from gpunb.core.ndarray import MemoryPointer, ndarray
+    from gpunb.core.runtime import driver, fastcall
+
+    ptrs = itertools.count(0x40000, 0x1000)
+    f4, f16, c64 = np.dtype("float32"), np.dtype("float16"), np.dtype("complex64")
+
+    def arr(n=1000, dt=f4, ptr=None, stride=None):
+        dt = np.dtype(dt)
+        return ndarray._view(MemoryPointer(next(ptrs) if ptr is None else ptr), (n,),
+                             (stride or dt.itemsize,), dt, None)
+
+    ctx = type("Ctx", (), {"default_handle": 7})()
+    monkeypatch.setattr(driver, "active", ctx)
+    monkeypatch.setattr(driver._current, "ctx", ctx)
+    monkeypatch.setattr(driver._current, "stream", None)
+    monkeypatch.setattr(ndarray, "_empty", classmethod(lambda cls, shape, dt: arr(shape[0], dt)))
+    launched = data.record_launches(monkeypatch)
+    offsets = []
+    init = fastcall.Prepared.__init__
+
+    def record(self, function, grid, block, objects):
+        init(self, function, grid, block, objects)
+        base = ctypes.addressof(objects[-1])
+        offsets.append([ctypes.addressof(o) - base for o in objects[:-1]])
+    monkeypatch.setattr(fastcall.Prepared, "__init__", record)
+    x, y = arr(), arr()
+    fast = fastgen.make((x, 1.5, y, 2 - 3j), (None, f16, None, c64), 1, vec=4, block=256,
+                        out_dtypes=(f4,), cap=3)
+    z = fast((x, 0.5, y, 1j))
+    assert z.shape == (1000,) and z.dtype == f4
+    assert [(s, b, struct.unpack_from("@PfPffPI", p)) for s, b, p in launched] == [
+        (7, 1, (x.data.ptr, 0.5, y.data.ptr, 0.0, 1.0, z.data.ptr, 1000))]
+    # one parameter pointer each, the complex one included: where the driver reads them
+    assert offsets == [[0, 8, 16, 24, 32, 40]]
+    big = arr(10 ** 6)
+    fast1 = fastgen.make((big,), (None,), 1, vec=4, block=256, out_dtypes=(f4,), cap=3)
+    fast1((big,))
+    assert launched[-1][1] == 3                              # the grid's cap
+    misses = [(arr(1000, "float64"), 0.5, y, 1j),            # another dtype
+              (x, 0.5, arr(999), 1j),                        # another shape
+              (x, 0.5, arr(500, stride=8), 1j),              # not contiguous
+              (x, 0.5, arr(1000, ptr=0x50004), 1j),          # misaligned
+              (x, 1, y, 1j),                                 # an int for the float
+              (x, 0.5, y), (x, 0.5, y, 1j, 1)]               # the count of arguments
+    for call in misses:
+        assert fast(call) is fastgen.MISS
+    flat = fastgen.make((x, y), (None, None), 1, vec=1, block=256, out_dtypes=(f4,),
+                        aligned=False, count="q", min_size=2)
+    assert flat((x, y)) is fastgen.MISS                      # aligned: not its entry
+    assert flat((arr(1), arr(1, ptr=0x60004))) is fastgen.MISS   # one element: another kernel
+    assert flat((x, arr(1000, ptr=0x60004))).shape == (1000,)
+    monkeypatch.setattr(driver, "active", type("Ctx", (), {"default_handle": 7})())   # another device context
+    assert fast((x, 0.5, y, 1j)) is fastgen.MISS
+    assert len(launched) == 3

@@ -174,3 +174,40 @@ def test_user_reduction_calls_replayed_equal_numpy():
         e(gp.asarray(hx), gp.asarray(hy), z)          # out= given: the prepared form too
         np.testing.assert_allclose(z.get(), hx * hy + 2, rtol=1e-5, atol=1e-6)   # FMA
         np.testing.assert_allclose(e(gp.asarray(hx), gp.asarray(hy)).get(), hx * hy + 2, rtol=1e-5, atol=1e-6)
+
+
+def test_user_kernel_prepared_calls_every_signature_once_each():
+    """The prepared ElementwiseKernel call is made per signature: alternating dtypes, scalar
+    kinds (bool, int, float, complex; a half and a complex parameter), views it was not made
+    for, several outputs, and a no_return kernel that adds into its given output (launched
+    once per call: twice would double the sum)."""
+    rng = np.random.default_rng(5)
+    k = gp.ElementwiseKernel("T x, float64 c", "T z", "z = x * c", "dispatch_scale")
+    for _ in range(3):
+        for dt in (np.float32, np.float64, np.float32):
+            h = rng.standard_normal(1001).astype(dt)
+            g = gp.asarray(h)
+            for view, hv in ((g, h), (g[1:], h[1:]), (g[::2], h[::2])):
+                for c in (2, 0.5, True):
+                    got = k(view, c)
+                    assert got.dtype == dt
+                    np.testing.assert_allclose(got.get(), (hv * np.float64(c)).astype(dt), rtol=1e-6)
+    kc = gp.ElementwiseKernel("T x, complex64 c, float16 h", "T z, T w", "z = x * real(c) + h; w = x * imag(c)",
+                              "dispatch_cplx_half")
+    h = rng.standard_normal(1000).astype(np.float32)
+    g = gp.asarray(h)
+    for _ in range(3):
+        z, w = kc(g, 1.5 - 2j, 0.25)
+        # (a fused multiply-add: within a rounding of NumPy's two)
+        np.testing.assert_allclose(z.get(), h * np.float32(1.5) + np.float32(0.25), rtol=1e-6, atol=3e-8)
+        np.testing.assert_allclose(w.get(), h * np.float32(-2), rtol=1e-6)
+    acc = gp.ElementwiseKernel("T x", "T z", "z = z + x", "dispatch_acc", no_return=True)
+    out = gp.zeros(1000, np.float32)
+    for i in range(4):
+        assert acc(g, out) is None
+        np.testing.assert_allclose(out.get(), h * (i + 1), rtol=1e-5)
+    tup = gp.ElementwiseKernel("T x", "T z", "z = -x", "dispatch_tuple", return_tuple=True)
+    for _ in range(2):
+        r = tup(g)
+        assert isinstance(r, tuple) and len(r) == 1
+        np.testing.assert_array_equal(r[0].get(), -h)

@@ -212,6 +212,25 @@ def test_meanvar_search_differences_kernels_compile():
     assert _compile_all(kernels) >= 30
 
 
+@pytest.mark.parametrize("dtype", INEXACT)
+def test_nanmean_one_kernel_compiles(dtype, monkeypatch):
+    """nanmean (no dtype=, no out=) is one user reduction per dtype: its sum-and-count state
+    compiles for each geometry, and the call's result has NumPy's shape and dtype."""
+    from gpunb.core.kernels.user import reduction as ured
+    from gpunb.core.runtime import driver
+    made = []
+    monkeypatch.setattr(ured.rrun, "run", lambda key, make, *a: made.append(make) or ((), 0))
+    monkeypatch.setattr(ndarray, "_empty", classmethod(lambda cls, shape, dt: fake(shape, dt)))
+    monkeypatch.setattr(driver, "context", lambda *a: type("Ctx", (), {"remember": lambda *a: None})())
+    r = gp.nanmean(fake((3, 4), dtype), axis=1, keepdims=True)
+    want = np.nanmean(host((3, 4), dtype), axis=1, keepdims=True)
+    assert r.shape == want.shape and r.dtype == want.dtype
+    assert len(made) == 1
+    for no, nr in ((1, 1), (2, 1), (1, 2)):
+        src = rc.render(made[0](no, nr))
+        assert "gpunb_snc" in src and nvrtc(src, (), ARCH)
+
+
 def _correlating_kernels(dtype):
     dt = np.dtype(dtype)
     x = np.zeros((4, 7), dt)

@@ -156,18 +156,19 @@ def test_prepared_launch_sets_parameters_in_order(monkeypatch):
     """The prepared (repeat-call) path without a GPU: pointers, converted scalars, outputs and
     the element count land in the launch's parameter objects in the kernel's order."""
     import itertools
+    import struct
 
     from gpunb.core.kernels.user import run as urun
-    from gpunb.core.runtime import driver, fastcall
+    from gpunb.core.runtime import driver
 
     class Ctx:
         prepared: dict = {}
+        default_handle = 7
 
         def remember(self, key, value):     # DeviceContext.remember, without the limit
             self.prepared[key] = value
             return value
 
-    launched = []
     ptrs = itertools.count(0x20000, 0x1000)
 
     def new(shape, dt):
@@ -175,29 +176,46 @@ def test_prepared_launch_sets_parameters_in_order(monkeypatch):
         a._cc = True
         return a
 
-    def prepared_init(self, function, grid, block, objects):
-        self.objects = tuple(objects)
-
     monkeypatch.setattr(driver, "active", Ctx())
     monkeypatch.setattr(driver, "context", lambda *a: driver.active)
     monkeypatch.setattr(driver, "current_stream", lambda: (None, 7))
+    monkeypatch.setattr(driver._current, "ctx", driver.active)
+    monkeypatch.setattr(driver._current, "stream", None)
     monkeypatch.setattr(ndarray, "_empty", classmethod(lambda cls, shape, dt: new(shape, dt)))
-    monkeypatch.setattr(fastcall.Prepared, "__init__", prepared_init)
-    monkeypatch.setattr(fastcall.Prepared, "launch", lambda self, stream, blocks=0: launched.append(
-        (stream, blocks, [o.value for o in self.objects])))
+    # the parameters as the driver reads them: one packed buffer
+    launched = data.record_launches(monkeypatch)
     f4, f8 = np.dtype("float32"), np.dtype("float64")
     lk = type("Loaded", (), {"functions": {"k_vec": 1}, "vec": 4})()
     k = gp.ElementwiseKernel("T x, float64 c", "T z, T w", "z = x * c; w = x", "two_out")
     x = new((1000,), f4)
     urun._prepare(k, (x, 2), lk, ("k_vec", 1), (f4, f4), (f4, f8))
     z, w = k(x, 3)
-    assert launched == [(7, 1, [x.data.ptr, 3.0, z.data.ptr, w.data.ptr, 1000])]
+    assert [(s, b, struct.unpack_from("@PdPPI", p)) for s, b, p in launched] == [
+        (7, 1, (x.data.ptr, 3.0, z.data.ptr, w.data.ptr, 1000))]
     assert z.shape == w.shape == (1000,) and z.dtype == w.dtype == f4
     ki = gp.ElementwiseKernel("T x, int8 c", "T z", "z = x * c", "int8_scalar")
     urun._prepare(ki, (x, 2), lk, ("k_vec", 1), (f4,), (f4, np.dtype("int8")))
     with pytest.raises(OverflowError):
         ki(x, 300)                                      # NumPy's conversion: out of range
     assert len(launched) == 1
+    # what the call was not prepared for is a miss, launching nothing: another dtype, a
+    # misaligned or a strided view, another scalar type, unequal shapes
+    from gpunb.core.kernels import fastgen
+    x8, y = new((1000,), f8), new((1000,), f4)
+    off = ndarray._view(MemoryPointer(x.data.ptr + 4), (999,), (4,), f4, None)
+    step = ndarray._view(MemoryPointer(x.data.ptr), (500,), (8,), f4, None)
+    for call in ((x8, 3), (off, 3), (step, 3), (x, 3j), (x, "3")):
+        assert urun._fast_call(k, call) is fastgen.MISS
+    assert len(launched) == 1
+    add = gp.ElementwiseKernel("T x, T y", "T z", "z = x + y", "add2")
+    urun._prepare(add, (x, y), lk, ("k_vec", 1), (f4,), (f4, f4))
+    assert urun._fast_call(add, (x, new((999,), f4))) is fastgen.MISS
+    # a no_return kernel given its output launches once and returns None
+    acc = gp.ElementwiseKernel("T x", "T z", "z = z + x", "acc", no_return=True)
+    out = new((1000,), f4)
+    urun._prepare(acc, (x, out), lk, ("k_vec", 1), (f4,), (f4,))
+    assert acc(x, out) is None
+    assert len(launched) == 2 and struct.unpack_from("@PPI", launched[-1][2]) == (x.data.ptr, out.data.ptr, 1000)
 
 
 # -- every generated variant compiles ----------------------------------------------------------

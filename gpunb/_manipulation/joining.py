@@ -8,14 +8,18 @@ error messages.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
 
-from ..core import args
-from ..core.kernels.elementwise.run import assign
+from ..core import args, memo
+from ..core.kernels.elementwise.run import assign, copy
 from ..core.ndarray import ndarray
-from .dims import atleast_1d, atleast_2d, atleast_3d, expand_dims
+from ..core.runtime import driver, fastcall
+from .dims import atleast_1d, atleast_2d, atleast_3d
+
+_result_dtypes = memo.table("joining.result_dtypes")   # (input dtypes, dtype=, casting) -> checked dtype
 
 
 def _arrays(seq, func: str) -> list[ndarray]:
@@ -62,23 +66,42 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
             raise ValueError("Output array has wrong dimensionality")
         if out.shape != shape:
             raise ValueError("Output array is the wrong shape")
-        dt = out.dtype
-    else:
-        dt = args.dtype(dtype) if dtype is not None else args.dtype(np.result_type(*[x.dtype for x in xs]))
+        _check_casts(xs, out.dtype, casting)
+        step = out.strides[axis]
+        start = 0
+        for x in xs:
+            if x.size:     # the input's slice of out, a view made directly
+                assign(out._derive(x.shape, out.strides, start * step), x)
+            start += x.shape[axis]
+        return out
+    key = (tuple(x._dtype for x in xs), dtype, casting)
+    dt = _result_dtypes.get(key)
+    if dt is None:
+        dt = args.dtype(dtype) if dtype is not None else args.dtype(np.result_type(*key[0]))
+        _check_casts(xs, dt, casting)
+        _result_dtypes[key] = dt
+    result = ndarray._empty(shape, dt)
+    # a new result overlaps no input; when the dimensions before the axis are all 1, each
+    # input's slice of it is contiguous, and a contiguous input of the dtype is one driver copy
+    whole = math.prod(shape[:axis]) == 1
+    base, itemsize, step = result._data.ptr, dt.itemsize, result._strides[axis]
+    stream = driver.stream_handle()
+    start = 0
+    for x in xs:
+        if x._size:
+            if whole and x._dtype is dt and (x._cc is True or x._c_contiguous):
+                fastcall.copy(base + start * step, x._data.ptr, x._size * itemsize, stream)
+            else:
+                copy(x, result._derive(x._shape, result._strides, start * step))
+        start += x._shape[axis]
+    return result
+
+
+def _check_casts(xs, dt, casting) -> None:
     for x in xs:
         if not np.can_cast(x.dtype, dt, casting):
             raise TypeError(f"Cannot cast array data from {x.dtype!r} to {dt!r} according to "
                             f"the rule {casting!r}")
-    result = out if out is not None else ndarray(shape, dt)
-    step = result.strides[axis]
-    start = 0
-    for x in xs:
-        n = x.shape[axis]
-        if x.size:     # the input's slice of the result, a view made directly
-            part = result._derive(x.shape, result.strides, start * step)
-            assign(part, x)
-        start += n
-    return result
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
@@ -89,8 +112,10 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     if any(x.shape != xs[0].shape for x in xs[1:]):
         raise ValueError("all input arrays must have the same shape")
     axis = args.axis(axis, xs[0].ndim + 1)
-    return concatenate([expand_dims(x, axis) for x in xs], axis=axis, out=out, dtype=dtype,
-                       casting=casting)
+    # each input with a new axis of 1 (stride 0, as numpy.newaxis), made directly
+    return concatenate([x._derive(x._shape[:axis] + (1,) + x._shape[axis:],
+                                  x._strides[:axis] + (0,) + x._strides[axis:]) for x in xs],
+                       axis=axis, out=out, dtype=dtype, casting=casting)
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):

@@ -21,6 +21,7 @@ from ..core import args, memo
 from ..core.errors import warn
 from ..core.fusion.function import fuse
 from ..core.kernels.reduction.run import moment, reduce
+from ..core.kernels.user.reduction import ReductionKernel
 from ..core.ndarray import ndarray
 from .._math.ufuncs import UFUNCS
 
@@ -174,12 +175,51 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     dt, out = _inexact_args("nanmean", x, dtype, out)
     axes = args.axes(axis, x.ndim)
     kd = bool(keepdims)
+    if dt is None and out is None:      # the common call: one kernel
+        if x.size == 0 and math.prod(x.shape[d] for d in range(x.ndim) if d not in axes):
+            warn("Mean of empty slice")
+        return _nanmean_kernel(x.dtype)(x, axis=axes, keepdims=kd)
     cnt = _memo(("count", axes, kd), lambda: _count(axes, kd))(x)
     # NumPy sums into out: in out's dtype when dtype= is not given
     tot = reduce("nansum", x, axes, dt if dt is not None or out is None else out.dtype, out, kd)
     if math.prod(x.shape[d] for d in axes) == 0 and cnt.size:
         warn("Mean of empty slice")
     return _divide(tot, cnt, out=tot, casting="unsafe")
+
+
+_NANMEAN_PREAMBLE = r"""
+template <class S> struct gpunb_nansum_count { S s; long long n; };
+template <class S> __device__ __forceinline__ gpunb_nansum_count<S> gpunb_snc(const S s, const long long n) {
+    gpunb_nansum_count<S> r; r.s = s; r.n = n; return r;
+}
+"""
+_NANMEAN_TYPES = {"float16": ("float16", "float"), "float32": ("float", "float"),
+                  "float64": ("double", "double"), "complex64": ("complex<float>", "complex<float>"),
+                  "complex128": ("complex<double>", "complex<double>")}
+_nanmean_kernels = memo.table("meanvar.nanmean")
+
+
+def _nanmean_kernel(dt: np.dtype) -> ReductionKernel:
+    """NumPy's ``nanmean`` of ``dt`` in one reduction, as CuPy's: the state is the NaN-as-zero
+    sum (in the compute type) and the count of non-NaN elements; the output is the sum rounded
+    to ``dt`` (NumPy's ``nansum`` result) divided by the count in float64 (complex128), cast
+    back to ``dt`` (NumPy's ``_divide_by_count``), NaN for an all-NaN or empty slice."""
+    k = _nanmean_kernels.get(dt)
+    if k is None:
+        t, ct = _NANMEAN_TYPES[dt.name]
+        state = f"gpunb_nansum_count<{ct} >"
+        if dt.kind == "c":
+            isnan, wide = "(real(x) != real(x) || imag(x) != imag(x))", "complex<double>"
+            mean = f"{t}({wide}({t}(a.s)) / {wide}((double)a.n))"
+        else:
+            isnan, wide = "(x != x)", "double"
+            mean = f"({t})((double)({t})(a.s) / (double)a.n)"
+        k = _nanmean_kernels[dt] = ReductionKernel(
+            f"{dt.name} x", f"{dt.name} y",
+            f"{isnan} ? gpunb_snc<{ct} >({ct}(0), 0) : gpunb_snc<{ct} >(({ct})x, 1)",
+            f"gpunb_snc<{ct} >(a.s + b.s, a.n + b.n)", f"y = {mean}", f"gpunb_snc<{ct} >({ct}(0), 0)",
+            f"gpunb_nanmean_{dt.name}", reduce_type=state, preamble=_NANMEAN_PREAMBLE)
+    return k
 
 
 def _nanvar(func, a, axis, dtype, out, ddof, keepdims, root):

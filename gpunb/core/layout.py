@@ -256,7 +256,9 @@ def resolve_shape(size, new_shape):
     """
     dims = list(as_shape(new_shape))
     unknown, known = None, 1
-    mismatch = ValueError(f"cannot reshape array of size {size} into shape {_shape_str(dims)}")
+    def mismatch():     # made only when raised: every reshape passes here
+        return ValueError(f"cannot reshape array of size {size} into shape {_shape_str(dims)}")
+
     for i, d in enumerate(dims):
         if d < 0:  # NumPy takes any negative entry, not only -1, as the unknown one
             if unknown is not None:
@@ -265,13 +267,13 @@ def resolve_shape(size, new_shape):
         else:
             known *= d
             if known > _INTP_MAX:
-                raise mismatch
+                raise mismatch()
     if unknown is not None:
         if known == 0 or size % known:
-            raise mismatch
+            raise mismatch()
         dims[unknown] = size // known
     elif known != size:
-        raise mismatch
+        raise mismatch()
     return tuple(dims)
 
 

@@ -18,107 +18,11 @@ import numpy as np
 from .. import _registry
 from . import dtypes, layout
 from .runtime import driver, memory
+from .runtime.memory import MemoryPointer  # noqa: F401  (its public home: gpunb.cuda.MemoryPointer)
 from .runtime.stream import current_stream_handle
 
 
-class MemoryPointer:
-    """Where an array's data starts: ``ptr`` (an int address) and the buffer that owns it.
-
-    CuPy's ``cupy.cuda.MemoryPointer`` interface: pointer arithmetic (``p + nbytes``), ``mem``
-    (the owning buffer), and the raw copies ``copy_from_device``, ``copy_from_host``,
-    ``copy_from``, ``copy_to_host``, ``memset`` (each also ``*_async`` on a stream). Host memory
-    is an int address, a ``ctypes.c_void_p`` or a NumPy array. The synchronous forms wait for
-    the copy as CuPy's do; the ``_async`` forms are ordered on ``stream`` (default: the current
-    stream) and return at once."""
-
-    __slots__ = ("ptr", "owner", "device_id")
-
-    def __init__(self, ptr: int, owner=None, device_id: int = 0):
-        self.ptr, self.owner, self.device_id = int(ptr), owner, device_id
-
-    def __int__(self) -> int:
-        return self.ptr
-
-    def __repr__(self) -> str:
-        return f"<gpunb.MemoryPointer 0x{self.ptr:x} device={self.device_id}>"
-
-    @property
-    def mem(self):
-        """The buffer that owns this memory (keeps it alive)."""
-        return self.owner
-
-    def __add__(self, offset: int) -> "MemoryPointer":
-        return MemoryPointer(self.ptr + int(offset), self.owner, self.device_id)
-
-    __radd__ = __add__
-
-    def __sub__(self, offset: int) -> "MemoryPointer":
-        return MemoryPointer(self.ptr - int(offset), self.owner, self.device_id)
-
-    def copy_from_device_async(self, src, size: int, stream=None) -> None:
-        """Copy ``size`` bytes from device memory ``src`` (a MemoryPointer or address) here."""
-        memory.copy_device(self.ptr, int(src), _size(size), stream)
-
-    def copy_from_host_async(self, mem, size: int, stream=None) -> None:
-        """Copy ``size`` bytes from host memory ``mem`` here."""
-        memory.copy_host_to_device(self.ptr, _host_address(mem), _size(size), stream)
-
-    def copy_to_host_async(self, mem, size: int, stream=None) -> None:
-        """Copy ``size`` bytes from here to host memory ``mem`` (valid once the stream reaches it)."""
-        memory.copy_device_to_host(_host_address(mem), self.ptr, _size(size), stream, wait=False)
-
-    def memset_async(self, value: int, size: int, stream=None) -> None:
-        """Set ``size`` bytes here to the byte ``value``."""
-        memory.fill_bytes(self.ptr, int(value), _size(size), stream)
-
-    def copy_from_async(self, mem, size: int, stream=None) -> None:
-        """Copy ``size`` bytes from ``mem``: device memory if a MemoryPointer, else host memory."""
-        if isinstance(mem, MemoryPointer):
-            self.copy_from_device_async(mem, size, stream)
-        else:
-            self.copy_from_host_async(mem, size, stream)
-
-    def copy_from_device(self, src, size: int) -> None:
-        self.copy_from_device_async(src, size)
-        memory.wait_stream(None)
-
-    def copy_from_host(self, mem, size: int) -> None:
-        self.copy_from_host_async(mem, size)
-        memory.wait_stream(None)
-
-    def copy_from(self, mem, size: int) -> None:
-        self.copy_from_async(mem, size)
-        memory.wait_stream(None)
-
-    def copy_to_host(self, mem, size: int) -> None:
-        memory.copy_device_to_host(_host_address(mem), self.ptr, _size(size), None, wait=True)
-
-    def memset(self, value: int, size: int) -> None:
-        self.memset_async(value, size)
-        memory.wait_stream(None)
-
-
 _C_STRIDES: dict = {}      # (shape, itemsize) -> C strides: the allocation hot path's one lookup
-
-
-def _size(size) -> int:
-    n = int(size)
-    if n < 0:
-        raise ValueError(f"size must not be negative, got {n}")
-    return n
-
-
-def _host_address(mem) -> int:
-    """A host pointer as an int: from an int, a ctypes pointer or a NumPy array."""
-    if isinstance(mem, np.ndarray):
-        if not mem.flags.c_contiguous:
-            raise ValueError("host memory must be a C-contiguous NumPy array")
-        return mem.ctypes.data
-    value = getattr(mem, "value", mem)      # ctypes.c_void_p
-    if value is None or isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"host memory must be an address (int), a ctypes pointer or a NumPy "
-                        f"array, not {type(mem).__name__}")
-    return value
 
 
 class Flags:
@@ -164,9 +68,7 @@ class ndarray:
         if memptr is None:
             if strides is not None:
                 raise ValueError("strides need memptr: a new allocation is always contiguous")
-            pool = memory.get_default_memory_pool()
-            buf = pool.malloc(nbytes)
-            memptr = MemoryPointer(int(buf.handle), buf, pool.device_id)
+            memptr = memory.get_default_memory_pool().malloc(nbytes)
         if strides is None:
             strides = layout.c_strides(shape, dt.itemsize) if order == "C" else layout.f_strides(shape, dt.itemsize)
         else:
@@ -196,10 +98,8 @@ class ndarray:
             strides = layout.c_strides(shape, itemsize)
             if len(_C_STRIDES) < 4096:
                 _C_STRIDES[(shape, itemsize)] = strides
-        pool = memory.get_default_memory_pool()
-        buf = pool.malloc(size * itemsize)
         self = cls.__new__(cls)
-        self._data = MemoryPointer(buf.handle, buf, pool.device_id)
+        self._data = memory.get_default_memory_pool().malloc(size * itemsize)
         self._shape = shape
         self._strides = strides
         self._dtype = dt

@@ -13,8 +13,6 @@ per line of the op table.
 from __future__ import annotations
 
 import threading
-from ctypes import c_int64 as _c_int64
-from ctypes import c_uint32 as _c_uint32
 from ctypes import c_void_p as _c_void_p
 
 import numpy as np
@@ -22,7 +20,7 @@ import numpy as np
 from . import args as _args
 from . import layout
 from .fusion import tracer
-from .kernels import execute
+from .kernels import execute, fastgen
 from .kernels.elementwise import ir as eir
 from .kernels.elementwise import ops
 from .kernels.elementwise import plan as eplan
@@ -45,6 +43,7 @@ class ufunc:
         self.nin, self.nout = self._op.nin, self._op.nout
         self.nargs = self.nin + self.nout
         self.__doc__ = f"gpunb's {self._op.name}: numpy.{self._op.name} on the GPU."
+        self._last = None       # the prepared call used last (see _fast_call)
 
     def __repr__(self) -> str:
         return f"<gpunb.ufunc '{self.name}'>"
@@ -102,67 +101,55 @@ _AT = ("add", "subtract", "multiply", "maximum", "minimum")
 
 def _fast_call(f: ufunc, args):
     """The common case without the general machinery: C-contiguous GPU arrays of one shape
-    (and Python int/float scalars), fewer than 2**31 elements (16-byte aligned ones take the
-    vector entry point, others the flat one). Returns None
-    for anything else, which then takes the general path (that also prepares this one)."""
+    (and Python int/float scalars), 2 to 2**31 - 1 elements (16-byte aligned ones take the
+    vector entry point, others the flat one), as the call prepared for its signature
+    (:mod:`.kernels.fastgen`): the one this ufunc used last first. None for anything else,
+    which then takes the general path (that also prepares this one)."""
+    fast = f._last
+    if fast is not None:
+        r = fast(args)
+        if r is not fastgen.MISS:
+            return r
     ctx = driver.active
     if ctx is None:
         return None
-    shape = None
     key = [f]
     misaligned = 0
     for a in args:
         t = type(a)
         if t is ndarray:
-            if not a._c_contiguous or (shape is not None and a._shape != shape):
-                return None
             misaligned |= a._data.ptr & 15
-            shape = a._shape
             key.append(a._dtype)
         elif t in _WEAK_FAST:
             key.append(t)
         else:
             return None
-    if shape is None:
-        return None
-    n = 1
-    for d in shape:
-        n *= d
-    if n <= 1 or n > eplan.INT32_LIMIT:    # one element is a 'uniform' operand: other kernels
-        return None
     key.append(misaligned != 0)     # x[1:] - x[:-1]: the one-element-per-step entry point
-    prepared = ctx.prepared.get(tuple(key))
-    if prepared is None:
+    fast = ctx.prepared.get(tuple(key))
+    if fast is None:
         return None
-    launch_, objects, vec, cap, rdt, conv, lock, scalars = prepared
-    # NumPy's conversion, which may raise: before anything is allocated or set
-    values = [None if c is None else c.type(a) for a, c in zip(args, conv)] if scalars else None
-    result = ndarray._empty(shape, rdt)
-    blocks = (-(-n // vec) + eplan.BLOCK - 1) // eplan.BLOCK
-    stream = driver.stream_handle()
-    with lock:
-        execute.set_operands(objects, args, conv, values)
-        objects[-2].value = result._data.ptr
-        objects[-1].value = n
-        launch_.launch(stream, blocks if blocks < cap else cap)
-    return result
+    f._last = fast
+    r = fast(args)
+    return None if r is fastgen.MISS else r
 
 
 def _prepare_fast(f: ufunc, arrays, scalars, lk, loop, results) -> None:
     """Record a contiguous launch that :func:`_fast_call` can repeat for these operand types,
     in the device context (so a reset forgets it with the kernels it launches)."""
     key = [f]
-    conv = []
+    conv, sample = [], []
     for i in range(f.nin):
         if i in arrays:
             key.append(arrays[i]._dtype)
             conv.append(None)
+            sample.append(arrays[i])
         else:
             value, t = scalars[i]
             if type(value) not in _WEAK_FAST:
                 return
             key.append(type(value))
             conv.append(loop[i])
+            sample.append(value)
     if any(o.kind == "uniform" for o in lk.kernel.operands):
         return
     # the entry point plan() chose for this alignment: _vec when every array is aligned to a
@@ -171,12 +158,11 @@ def _prepare_fast(f: ufunc, arrays, scalars, lk, loop, results) -> None:
     misaligned = any(a._data.ptr & 15 for a in arrays.values())
     key.append(misaligned)
     name = f"{lk.kernel.name}_{'flat' if misaligned else 'vec'}"
-    objects = [_c_void_p() if c is None else execute.scalar_object(c) for c in conv]
-    objects += [_c_void_p(), _c_int64() if misaligned else _c_uint32()]    # the result, the count
-    driver.context().remember(tuple(key), (
-        fastcall.Prepared(lk.functions[name], (1,), eplan.BLOCK, objects), objects,
-        1 if misaligned else lk.vec, eplan.grid_cap(lk, name), results[0].dtype, tuple(conv),
-        threading.Lock(), any(c is not None for c in conv)))
+    fast = fastgen.make(sample, conv, lk.functions[name], vec=1 if misaligned else lk.vec,
+                        block=eplan.BLOCK, out_dtypes=(results[0].dtype,), aligned=not misaligned,
+                        count="q" if misaligned else "I", cap=eplan.grid_cap(lk, name), min_size=2)
+    if fast is not None:
+        f._last = driver.context().remember(tuple(key), fast)
 
 
 def _layout_call(f: ufunc, args, out, casting):

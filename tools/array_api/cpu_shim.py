@@ -12,10 +12,14 @@ import numpy as np
 from gpunb.core.runtime import memory
 
 
-class _Block:
+class _Block(memory.MemoryPointer):
+    """A host buffer as the pool's allocation: its own MemoryPointer (see memory.Allocation)."""
+
+    __slots__ = ("buffer",)
+
     def __init__(self, nbytes: int):
         self.buffer = np.empty(max(int(nbytes), 1), np.uint8)
-        self.handle = self.buffer.ctypes.data
+        super().__init__(self.buffer.ctypes.data, None, 0)
 
 
 class _Pool:

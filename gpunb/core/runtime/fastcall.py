@@ -13,6 +13,8 @@ and events stay with cuda.core in :mod:`.driver`.
 from __future__ import annotations
 
 import ctypes
+import struct
+import threading
 
 from ..errors import GPUNBError
 from . import libcuda
@@ -86,6 +88,54 @@ def graph_launch(graph_exec: int, stream: int) -> None:
         raise GPUNBError(f"CUDA error during a graph launch: {libcuda.error_name(err)}")
 
 
+def packed(codes):
+    """A parameter buffer for a :class:`Prepared` launch whose parameters are set by one
+    ``struct`` pack (one C call, where setting ctypes objects costs one Python call each):
+    ``codes`` holds each parameter's ``struct`` codes (``'ff'`` for a complex64: one
+    parameter), laid out with native alignment. Returns (the struct's ``pack_into``, the
+    buffer, a ctypes object at each parameter's offset then the buffer: ``Prepared``'s
+    objects, which keep the buffer alive)."""
+    layout = struct.Struct("@" + "".join(codes))
+    buffer = ctypes.create_string_buffer(max(layout.size, 1))
+    objects = [ctypes.c_char.from_buffer(buffer, struct.calcsize("@" + "".join(codes[:i + 1]))
+                                         - struct.calcsize("@" + codes[i]))
+               for i in range(len(codes))]
+    return layout.pack_into, buffer, objects + [buffer]
+
+
+def launch_source(indent: str, pack: str, grid: str, block: str, shared_mem: str) -> str:
+    """The launch as Python source for generated prepared calls: under the call's lock, pack
+    the parameters (the statement ``pack``) and call ``cuLaunchKernel`` itself (no Python
+    frame between), on the default stream's ready wrapper when this thread has the device's
+    context current and no stream set. ``grid`` and ``block``: expressions of 3 ints each,
+    comma-separated. The names it reads: :func:`launch_namespace`'s."""
+    return "\n".join(indent + ln for ln in (
+        "cur = current",
+        "if cur.stream is None and cur.ctx is CTX:",
+        "    cu_stream = DEFAULT_STREAM",
+        "else:",
+        "    stream = stream_handle()",
+        "    cu_stream = streams.get(stream) or make_stream(stream)",
+        "with lock:",
+        *("    " + ln for ln in pack.splitlines()),
+        f"    err, = fc._cu_launch(FN, {grid}, {block}, {shared_mem}, cu_stream, PARAMS, 0)",
+        "if err:",
+        "    raise failed(err)")) + "\n"
+
+
+def launch_namespace(prepared: "Prepared", ctx, current, stream_handle) -> dict:
+    """The names :func:`launch_source` reads: ``prepared``'s function and parameter array,
+    the device context ``ctx`` and its default stream's wrapper, the per-thread state
+    ``current`` and ``stream_handle`` of the driver module, a lock for the parameters."""
+    import sys
+
+    # PREPARED keeps the parameter array (whose address PARAMS is) and its buffer alive
+    return {"fc": sys.modules[__name__], "PREPARED": prepared, "FN": prepared._fn, "PARAMS": prepared._params,
+            "CTX": ctx, "DEFAULT_STREAM": _stream(ctx.default_handle), "current": current,
+            "stream_handle": stream_handle, "streams": _streams, "make_stream": _stream,
+            "failed": _failed, "lock": threading.Lock()}
+
+
 class Prepared:
     """A launch whose parameters live in ctypes objects made once, with the array of their
     addresses that ``cuLaunchKernel`` takes: a repeated launch sets the objects' values and
@@ -130,33 +180,6 @@ class Prepared:
             raise _failed(err)
 
 
-class Block:
-    """A block of device memory from a stream-ordered pool, freed (stream-ordered, on the
-    stream it was allocated on) when the last reference goes."""
-
-    __slots__ = ("handle", "size", "_stream", "_owner", "_pool", "__weakref__")
-
-    def __init__(self, handle: int, size: int, stream: int, owner=None, pool=None):
-        # owner: the stream object, kept alive until the stream-ordered free is queued;
-        # pool: a gpunb MemoryPool that recycles the block (see memory.MemoryPool._release)
-        self.handle, self.size, self._stream, self._owner, self._pool = handle, size, stream, owner, pool
-
-    def __del__(self):
-        if not self.handle:
-            return
-        if self._pool is not None:
-            self._pool._release(self.handle, self.size, self._stream)
-        else:
-            free(self.handle, self._stream)
-        self.handle = 0
-
-    def __int__(self) -> int:
-        return self.handle
-
-    def __repr__(self) -> str:
-        return f"<gpunb Block 0x{self.handle:x} {self.size} bytes>"
-
-
 def free(handle: int, stream: int) -> None:
     """Stream-ordered free back to the driver's pool (quietly skipped at interpreter exit)."""
     lib = _lib
@@ -167,13 +190,13 @@ def free(handle: int, stream: int) -> None:
             pass
 
 
-def allocate(pool: int, size: int, stream: int, owner=None, recycler=None) -> Block | None:
-    """``size`` bytes from ``pool`` ordered on ``stream`` (whose object ``owner`` the block
-    keeps alive; ``recycler`` takes the block back when it dies); None when out of memory."""
+def allocate(pool: int, size: int, stream: int) -> int:
+    """``size`` bytes from ``pool`` ordered on ``stream``: the address, or 0 when out of memory
+    (:class:`.memory.Allocation` owns it from there)."""
     out = ctypes.c_uint64()
     err = _driver().cuMemAllocFromPoolAsync(ctypes.byref(out), size, pool, stream)
     if err == _OUT_OF_MEMORY:
-        return None
+        return 0
     if err:
         raise GPUNBError(f"CUDA error allocating {size} bytes: {libcuda.error_name(err)}")
-    return Block(out.value, size, stream, owner, recycler)
+    return out.value

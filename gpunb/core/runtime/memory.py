@@ -6,10 +6,149 @@ threshold raised) until ``free_all_blocks``.
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import driver, fastcall, libcuda
 
 
 CACHED_LIMIT = 1 << 20   # blocks up to this size are recycled by gpunb without a driver call
+
+
+class MemoryPointer:
+    """Where an array's data starts: ``ptr`` (an int address) and the buffer that owns it.
+
+    CuPy's ``cupy.cuda.MemoryPointer`` interface: pointer arithmetic (``p + nbytes``), ``mem``
+    (the owning buffer), and the raw copies ``copy_from_device``, ``copy_from_host``,
+    ``copy_from``, ``copy_to_host``, ``memset`` (each also ``*_async`` on a stream). Host memory
+    is an int address, a ``ctypes.c_void_p`` or a NumPy array. The synchronous forms wait for
+    the copy as CuPy's do; the ``_async`` forms are ordered on ``stream`` (default: the current
+    stream) and return at once."""
+
+    __slots__ = ("ptr", "owner", "device_id")
+
+    def __init__(self, ptr: int, owner=None, device_id: int = 0):
+        self.ptr, self.owner, self.device_id = int(ptr), owner, device_id
+
+    def __int__(self) -> int:
+        return self.ptr
+
+    def __repr__(self) -> str:
+        return f"<gpunb.MemoryPointer 0x{self.ptr:x} device={self.device_id}>"
+
+    @property
+    def mem(self):
+        """The buffer that owns this memory (keeps it alive)."""
+        return self.owner
+
+    def __add__(self, offset: int) -> "MemoryPointer":
+        return MemoryPointer(self.ptr + int(offset), self.owner, self.device_id)
+
+    __radd__ = __add__
+
+    def __sub__(self, offset: int) -> "MemoryPointer":
+        return MemoryPointer(self.ptr - int(offset), self.owner, self.device_id)
+
+    def copy_from_device_async(self, src, size: int, stream=None) -> None:
+        """Copy ``size`` bytes from device memory ``src`` (a MemoryPointer or address) here."""
+        copy_device(self.ptr, int(src), _size(size), stream)
+
+    def copy_from_host_async(self, mem, size: int, stream=None) -> None:
+        """Copy ``size`` bytes from host memory ``mem`` here."""
+        copy_host_to_device(self.ptr, _host_address(mem), _size(size), stream)
+
+    def copy_to_host_async(self, mem, size: int, stream=None) -> None:
+        """Copy ``size`` bytes from here to host memory ``mem`` (valid once the stream reaches it)."""
+        copy_device_to_host(_host_address(mem), self.ptr, _size(size), stream, wait=False)
+
+    def memset_async(self, value: int, size: int, stream=None) -> None:
+        """Set ``size`` bytes here to the byte ``value``."""
+        fill_bytes(self.ptr, int(value), _size(size), stream)
+
+    def copy_from_async(self, mem, size: int, stream=None) -> None:
+        """Copy ``size`` bytes from ``mem``: device memory if a MemoryPointer, else host """
+        if isinstance(mem, MemoryPointer):
+            self.copy_from_device_async(mem, size, stream)
+        else:
+            self.copy_from_host_async(mem, size, stream)
+
+    def copy_from_device(self, src, size: int) -> None:
+        self.copy_from_device_async(src, size)
+        wait_stream(None)
+
+    def copy_from_host(self, mem, size: int) -> None:
+        self.copy_from_host_async(mem, size)
+        wait_stream(None)
+
+    def copy_from(self, mem, size: int) -> None:
+        self.copy_from_async(mem, size)
+        wait_stream(None)
+
+    def copy_to_host(self, mem, size: int) -> None:
+        copy_device_to_host(_host_address(mem), self.ptr, _size(size), None, wait=True)
+
+    def memset(self, value: int, size: int) -> None:
+        self.memset_async(value, size)
+        wait_stream(None)
+
+
+
+
+def _size(size) -> int:
+    n = int(size)
+    if n < 0:
+        raise ValueError(f"size must not be negative, got {n}")
+    return n
+
+
+def _host_address(mem) -> int:
+    """A host pointer as an int: from an int, a ctypes pointer or a NumPy array."""
+    if isinstance(mem, np.ndarray):
+        if not mem.flags.c_contiguous:
+            raise ValueError("host memory must be a C-contiguous NumPy array")
+        return mem.ctypes.data
+    value = getattr(mem, "value", mem)      # ctypes.c_void_p
+    if value is None or isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"host memory must be an address (int), a ctypes pointer or a NumPy "
+                        f"array, not {type(mem).__name__}")
+    return value
+
+
+class Allocation(MemoryPointer):
+    """A block of pool memory that is also the MemoryPointer to its start (its own ``owner``):
+    one object per allocation, because a small call's host time counts every object. Freed
+    (stream-ordered, on the stream it was allocated on) when the last reference goes; views
+    keep it alive through their pointers' ``owner``."""
+
+    __slots__ = ("size", "_stream", "_keep", "_pool", "__weakref__")
+
+    owner = property(lambda self: self)
+    mem = owner
+    handle = property(lambda self: self.ptr)
+
+    def __init__(self, ptr: int, size: int, stream: int, keep, pool, device_id: int):
+        # keep: the stream object, alive until the stream-ordered free is queued;
+        # pool: the MemoryPool that recycles the block (None: freed to the driver)
+        self.ptr, self.size, self._stream, self._keep, self._pool, self.device_id = (
+            ptr, size, stream, keep, pool, device_id)
+
+    def __del__(self):
+        ptr = self.ptr
+        if not ptr:
+            return
+        self.ptr = 0
+        pool = self._pool
+        if pool is None or pool._closed:
+            fastcall.free(ptr, self._stream)
+            return
+        key = (self._stream, self.size)     # MemoryPool._free, inline (host time)
+        cached = pool._free.get(key)
+        if cached is None:
+            pool._free[key] = [ptr]
+        else:
+            cached.append(ptr)
+
+    def __repr__(self) -> str:
+        return f"<gpunb allocation 0x{self.ptr:x} {self.size} bytes device={self.device_id}>"
 
 
 class MemoryPool:
@@ -27,7 +166,6 @@ class MemoryPool:
         # (a driver alloc plus free costs microseconds: more than a small ufunc's kernel).
         # Reuse on the same stream is ordered after the previous user's work by the stream.
         self._free: dict[tuple[int, int], list[int]] = {}
-        self._cached = 0
         # streams under graph capture (runtime/graphs.py): their blocks are the graph's own
         # allocations, never recycled here (a recycled block's address would be baked into
         # the graph while something else reuses it)
@@ -42,52 +180,50 @@ class MemoryPool:
             self._device_id = self.device_id = ctx.info.ordinal
         return self._handle
 
-    def malloc(self, nbytes: int, stream=None) -> fastcall.Block:
-        """A block of ``nbytes`` (at least 1), ordered on ``stream``. On out of memory, frees
-        the pool's cached blocks and retries once, then raises MemoryError."""
+    def malloc(self, nbytes: int, stream=None) -> Allocation:
+        """A block of ``nbytes`` (at least 1), ordered on ``stream``, as its MemoryPointer. On
+        out of memory, frees the pool's cached blocks and retries once, then raises
+        MemoryError."""
         pool = self._handle
         if pool is None:
             self._resource()
             pool = self._handle
         if stream is None:
-            st = driver._current.stream     # None: the default stream (an owner never needed)
-            s = driver.stream_handle()
+            cur = driver._current
+            st = cur.stream             # None: the default stream (an owner never needed)
+            if st is not None:
+                s = int(st.handle)
+            elif cur.ctx is driver.active is not None:
+                s = cur.ctx.default_handle
+            else:
+                s = driver.stream_handle()
         else:
             st = driver.as_stream(stream)
             s = int(st.handle)
         if self._capturing and s in self._capturing:
-            block = fastcall.allocate(pool, max(nbytes, 1), s, st, None)
-            if block is None:
+            ptr = fastcall.allocate(pool, max(nbytes, 1), s)
+            if not ptr:
                 raise MemoryError(f"out of GPU memory allocating {nbytes:,} bytes in a graph capture")
-            return block
+            return Allocation(ptr, max(nbytes, 1), s, st, None, self.device_id)
         if nbytes <= CACHED_LIMIT:
             size = (nbytes + 511) & ~511 if nbytes > 0 else 512
             cached = self._free.get((s, size))
             if cached:
-                self._cached -= size
-                return fastcall.Block(cached.pop(), size, s, st, self)
+                return Allocation(cached.pop(), size, s, st, self, self.device_id)
+            recycler = self
         else:
-            size = nbytes
-        block = fastcall.allocate(pool, size, s, st, self if size <= CACHED_LIMIT else None)
-        if block is not None:
-            return block
-        self.free_all_blocks()
-        block = fastcall.allocate(pool, size, s, st, self if size <= CACHED_LIMIT else None)
-        if block is not None:
-            return block
-        free, total = mem_info()
-        raise MemoryError(
-            f"out of GPU memory allocating {size:,} bytes: {free:,} bytes free of {total:,} "
-            f"(this pool holds {self.used_bytes():,} bytes in use, {self.total_bytes():,} "
-            "reserved)")
-
-    def _release(self, handle: int, size: int, stream: int) -> None:
-        """Called by a cached-size block that is no longer referenced."""
-        if self._closed:
-            fastcall.free(handle, stream)
-            return
-        self._free.setdefault((stream, size), []).append(handle)
-        self._cached += size
+            size, recycler = nbytes, None
+        ptr = fastcall.allocate(pool, size, s)
+        if not ptr:
+            self.free_all_blocks()
+            ptr = fastcall.allocate(pool, size, s)
+            if not ptr:
+                free, total = mem_info()
+                raise MemoryError(
+                    f"out of GPU memory allocating {size:,} bytes: {free:,} bytes free of {total:,} "
+                    f"(this pool holds {self.used_bytes():,} bytes in use, {self.total_bytes():,} "
+                    "reserved)")
+        return Allocation(ptr, size, s, st, recycler, self.device_id)
 
     def close(self) -> None:
         """Return the cached blocks to the driver, and from now on every block freed (this
@@ -97,14 +233,18 @@ class MemoryPool:
 
     def _flush(self) -> None:
         """Return the cached small blocks to the driver's pool (stream-ordered frees)."""
-        free, self._free, self._cached = self._free, {}, 0
+        free, self._free = self._free, {}
         for (stream, _), handles in free.items():
             for h in handles:
                 fastcall.free(h, stream)
 
     def used_bytes(self) -> int:
         """Bytes in live allocations."""
-        return libcuda.pool_attribute(self._resource(), libcuda.POOL_USED_MEM_CURRENT) - self._cached
+        return libcuda.pool_attribute(self._resource(), libcuda.POOL_USED_MEM_CURRENT) - self._cached()
+
+    def _cached(self) -> int:
+        """Bytes in the cached small blocks."""
+        return sum(size * len(handles) for (_, size), handles in list(self._free.items()))
 
     def total_bytes(self) -> int:
         """Bytes the pool holds from the driver (in use plus cached)."""

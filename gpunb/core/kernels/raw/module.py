@@ -9,9 +9,8 @@ scalar type); the kernel is loaded by the one loader and launched by the one exe
 
 from __future__ import annotations
 
-import ctypes
 import re
-import threading
+import struct
 import warnings
 from pathlib import Path
 
@@ -34,71 +33,71 @@ _checked_dims = memo.table("raw.launch_dims")
 
 
 # -- the prepared launch: a kernel whose arguments are gpunb arrays and exact scalars ---------
-# (argument checking decided once per kernel and device, then replayed: ctypes objects set in
-# place and one cuLaunchKernel, as gpunb's own kernels launch)
+# (argument checking decided once per kernel and device, then replayed: the parameters packed
+# in place and one cuLaunchKernel, as gpunb's own kernels launch)
 
-_FAST_SCALARS = {"int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32,
-                 "int64": ctypes.c_int64, "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16,
-                 "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64,
-                 "float32": ctypes.c_float, "float64": ctypes.c_double}
+_FAST_SCALARS = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint8": "B", "uint16": "H",
+                 "uint32": "I", "uint64": "Q", "float32": "f", "float64": "d"}   # struct codes
 
 
 def _prepare_fast(kernel, params, args):
-    """(Prepared, specs, lock) for launches with these parameter kinds, or None when some
-    parameter takes the checked path only. A spec is None for a pointer (a gpunb array), else
-    (the parameter's NumPy scalar type, (min, max) of an integer type or None)."""
+    """The prepared launch of a kernel whose parameters are all pointers (given gpunb arrays)
+    and plain scalars: ``fast(grid, block, args, shared_mem) -> bool`` that launches and
+    returns True when every argument is what it was prepared for (a gpunb array for a
+    pointer; the parameter's NumPy scalar type, a Python int in its range or a Python float
+    for a scalar), else returns False and launches nothing (the checked path then runs). None
+    when some parameter takes the checked path only.
+
+    The parameters live in one buffer that a ``struct`` packs in one call, and the check and
+    the pack are Python source made for this signature (unrolled: a loop over the arguments
+    costs more than the rest of the call)."""
     if not params or len(params) != len(args):
         return None
-    specs, objects = [], []
-    for p, v in zip(params, args):
+    codes, checks, values = [], [], []
+    namespace = {"ndarray": ndarray}
+    for i, (p, v) in enumerate(zip(params, args)):
         if p.kind == "pointer" and type(v) is ndarray:
-            specs.append(None)
-            objects.append(ctypes.c_void_p())
+            codes.append("P")
+            checks.append(f"x{i}.__class__ is not ndarray")
+            values.append(f"x{i}._data.ptr")
         elif p.kind == "scalar" and p.dtype in _FAST_SCALARS:
-            dt = np.dtype(p.dtype)
-            bounds = (int(np.iinfo(dt).min), int(np.iinfo(dt).max)) if dt.kind in "iu" else None
-            specs.append((dt.type, bounds))
-            objects.append(_FAST_SCALARS[p.dtype]())
+            code = _FAST_SCALARS[p.dtype]
+            codes.append(code)
+            namespace[f"T{i}"] = np.dtype(p.dtype).type
+            plain = "float" if code in "fd" else "int"      # struct checks an int's range
+            checks.append(f"(x{i}.__class__ is not T{i} and x{i}.__class__ is not {plain})")
+            values.append(f"x{i}")
         else:
             return None
-    function = loader.function(kernel)
-    return (fastcall.Prepared(function, (1,), (1,), objects), tuple(specs), threading.Lock())
-
-
-def _fast_launch(fast, grid, block, args, shared_mem) -> bool:
-    """Launch with the prepared objects if every argument is what they were prepared for (a
-    gpunb array for a pointer, the parameter's NumPy scalar type or an in-range Python int /
-    a Python float for a scalar); False otherwise (the checked path then runs, and sets every
-    object again before its own launch)."""
-    g, b = _checked_dims.get(grid), _checked_dims.get(block)
-    launch_, specs, lock = fast
+    pack, buffer, objects = fastcall.packed(codes)
+    prepared = fastcall.Prepared(loader.function(kernel), (1,), (1,), objects)
+    names = ", ".join(f"x{i}" for i in range(len(codes)))
+    pack_values = (f"try:\n    pack(buffer, 0, {', '.join(values)})\n"
+                   "except (StructError, OverflowError):\n    return False")
+    launch = fastcall.launch_source("    ", pack_values, "gx, gy, gz", "bx, by, bz", "shared_mem")
+    source = f"""
+def fast(grid, block, args, shared_mem):
+    g = dims_get(grid)
+    b = dims_get(block)
     if (g is None or b is None or shared_mem.__class__ is not int or shared_mem < 0
-            or len(args) != len(specs)):
+            or (args.__class__ is not tuple and args.__class__ is not list) or len(args) != {len(codes)}):
         return False
     # (4.0,) finds (4,)'s entry: a grid written as a literal is the very key object, any
     # other must be checked to hold ints only
-    if (g[1] is not grid and not _exact_dims(grid)) or (b[1] is not block and not _exact_dims(block)):
+    if (g[1] is not grid and not exact(grid)) or (b[1] is not block and not exact(block)):
         return False
-    stream = driver.stream_handle()
-    with lock:
-        for obj, v, spec in zip(launch_.objects, args, specs):
-            t = type(v)
-            if spec is None:
-                if t is not ndarray:
-                    return False
-                obj.value = v._data.ptr
-            elif t is spec[0]:
-                obj.value = v           # ctypes takes NumPy scalars of its own type as they are
-            elif spec[1] is not None:
-                if t is not int or not spec[1][0] <= v <= spec[1][1]:
-                    return False
-                obj.value = v
-            elif t is float:
-                obj.value = v
-            else:
-                return False
-        launch_.launch_extents(stream, g[2], b[2], shared_mem)
-    return True
+    {names}, = args
+    if {" or ".join(checks)}:
+        return False
+    gx, gy, gz = g[2]
+    bx, by, bz = b[2]
+{launch}    return True
+"""
+    namespace.update(fastcall.launch_namespace(prepared, driver.active, driver._current, driver.stream_handle))
+    namespace.update(dims_get=_checked_dims.get, exact=_exact_dims, pack=pack, buffer=buffer,
+                     StructError=struct.error)
+    exec(source, namespace)
+    return namespace["fast"]
 
 
 def _exact_dims(value) -> bool:
@@ -433,7 +432,7 @@ class RawKernel:
         self.name = name
         self._resolved: dict[str, tuple] = {}
         self._launchable: dict = {}   # device context -> (cuda.core Kernel, info, params)
-        self._fast: dict = {}         # device context -> a prepared launch (see _fast_launch)
+        self._fast: dict = {}         # device context -> its prepared launch (see _prepare_fast)
 
     code = property(lambda self: self.module.code)
     options = property(lambda self: self.module.options)
@@ -528,7 +527,7 @@ class RawKernel:
     def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None) -> None:
         if stream is None and self._fast:
             fast = self._fast.get(driver.active)
-            if fast is not None and _fast_launch(fast, grid, block, args, shared_mem):
+            if fast is not None and fast(grid, block, args, shared_mem):
                 return
         grid = _dims(grid, "grid")
         block = _dims(block, "block")

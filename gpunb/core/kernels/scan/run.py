@@ -181,7 +181,8 @@ def nonzero_nd(a: ndarray) -> ndarray:
     C-contiguous int64 array of shape ``(a.ndim, count)``: row ``d`` holds the indices along
     axis ``d`` (``numpy.nonzero`` returns its rows, ``argwhere`` its transpose)."""
     if a.ndim == 1:
-        return nonzero_flat(a).reshape(1, -1)
+        flat = nonzero_flat(a)
+        return flat._derive((1, flat._size), (flat._size * 8, 8))
     if a.ndim > cg.MAX_NDIM:
         flat = nonzero_flat(a)
         return _unravel_host_free(flat, a.shape)

@@ -138,8 +138,9 @@ class ReductionKernel:
         names = tuple(p.name for p in self.in_params)
 
         def make(no, nr):
-            header = "\n".join([ucg.header(typedefs, ""), f"typedef {self.reduce_type} _type_reduce;",
-                                self.preamble, ""])
+            # the preamble before _type_reduce, as CuPy's: it may define the reduce type
+            header = "\n".join([ucg.header(typedefs, ""), self.preamble,
+                                f"typedef {self.reduce_type} _type_reduce;", ""])
             return rir.UserReduction(
                 self.name, tuple(rir.ir.Operand(dt, kind) for kind, dt in kinds), names,
                 tuple(uir.user_type(dt) for _, dt in kinds), self.map_expr, self.reduce_expr,

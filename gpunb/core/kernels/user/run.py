@@ -4,9 +4,9 @@ elementwise family (16-byte vectors per thread when every array is contiguous an
 the collapsed strided loop otherwise).
 
 A call that has been seen before with C-contiguous, 16-byte aligned arrays of one shape and
-Python scalars (no ``raw`` parameter, no output given) repeats a prepared launch
-(:class:`~gpunb.core.runtime.fastcall.Prepared`, kept in the device context as the ufuncs'
-are): a few dictionary lookups, one allocation per output and one driver call.
+Python scalars (no ``raw`` parameter) repeats the prepared call made for its signature
+(:mod:`..fastgen`, kept in the device context as the ufuncs' launches are): one check per
+argument, one allocation per output, one pack of the parameters and one driver call.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ... import args as _args
 from ... import layout
 from ...ndarray import ndarray
 from ...runtime import driver, fastcall
-from .. import execute, loader
+from .. import execute, fastgen, loader
 from ..elementwise import plan as eplan
 from . import codegen as ucg
 from . import ir as uir
@@ -102,6 +102,7 @@ class ElementwiseKernel:
         self._types_memo: dict = {}
         self._cached_codes: dict = {}
         self._lock = threading.Lock()
+        self._last = None       # the prepared call used last (see _fast_call)
 
     def __repr__(self) -> str:
         return f"<gpunb.ElementwiseKernel {self.name!r}>"
@@ -136,7 +137,7 @@ class ElementwiseKernel:
         if size is None and stream is None and not self._has_raw and (
                 len(args) == self.nin or len(args) == self.nargs):
             r = _fast_call(self, args)
-            if r is not None:
+            if r is not fastgen.MISS:
                 return r
         if block_size is not None and block_size <= 0:
             raise ValueError("block_size must be greater than zero")
@@ -250,73 +251,49 @@ def _launch(kern: ElementwiseKernel, values, types, typedefs, shape, n, stream):
 def _prepare(kern, args, lk, step, out_types, in_types) -> None:
     """Record the contiguous launch for :func:`_fast_call` (in the device context, so a reset
     forgets it with the kernel it launches)."""
-    key = [kern]
-    conv = []
-    for a, dt in zip(args, tuple(in_types) + tuple(out_types)):
-        if type(a) is ndarray:
-            key.append(a._dtype)
-            conv.append(None)
-        elif type(a) in _PY_SCALARS:
-            key.append(type(a))
-            conv.append(dt)
-        else:
-            return
-    objects = [ctypes.c_void_p() if c is None else execute.scalar_object(c) for c in conv]
-    if len(args) == kern.nin:       # outputs allocated per call; else they are arguments
-        objects += [ctypes.c_void_p() for _ in out_types]
-    objects.append(ctypes.c_uint32())
-    name = step[0]
-    driver.context().remember(tuple(key), (
-        fastcall.Prepared(lk.functions[name], (1,), BLOCK, objects), objects, lk.vec,
-        tuple(out_types), tuple(conv), threading.Lock(), any(c is not None for c in conv)))
+    key = _signature(kern, args)
+    if key is None:
+        return
+    given = len(args) - kern.nin
+    conv = [None if type(a) is ndarray else dt for a, dt in zip(args, tuple(in_types) + tuple(out_types))]
+    fast = fastgen.make(args, conv, lk.functions[step[0]], vec=lk.vec, block=BLOCK,
+                        out_dtypes=() if given else tuple(out_types), given_outs=given,
+                        result="none" if kern.no_return else
+                        "single" if kern.nout == 1 and not kern.return_tuple else "tuple")
+    if fast is not None:
+        kern._last = driver.context().remember(key, fast)
 
 
-def _fast_call(kern: ElementwiseKernel, args):
-    """A prepared launch for C-contiguous, aligned arrays of one shape and Python scalars;
-    None for anything else (the general path then runs, and prepares this one)."""
-    ctx = driver.active
-    if ctx is None:
-        return None
-    shape = None
+def _signature(kern, args):
+    """The prepared calls' key: the kernel, each array's dtype, each Python scalar's type;
+    None for any other argument."""
     key = [kern]
     for a in args:
         t = type(a)
         if t is ndarray:
-            if a._data.ptr & 15 or (a._cc is not True and not a._c_contiguous):
-                return None
-            if shape is None:
-                shape, n = a._shape, a._size
-            elif a._shape != shape:
-                return None
             key.append(a._dtype)
         elif t in _PY_SCALARS:
             key.append(t)
         else:
             return None
-    prepared = ctx.prepared.get(tuple(key))
-    if prepared is None or n == 0 or n > eplan.INT32_LIMIT:
-        return None
-    launch_, objects, vec, out_types, conv, lock, scalars = prepared
-    # NumPy's conversion to the parameter's type, before anything is set
-    values = [None if c is None else c.type(a) for a, c in zip(args, conv)] if scalars else None
-    given = len(args) > kern.nin        # out= arrays: contiguous, aligned, of the shape (above)
-    if given:
-        outs = args[kern.nin:]
-    elif len(out_types) == 1:
-        outs = (ndarray._empty(shape, out_types[0]),)
-    else:
-        outs = tuple(ndarray._empty(shape, dt) for dt in out_types)
-    blocks = (-(-n // vec) + BLOCK - 1) // BLOCK
-    stream = driver.stream_handle()
-    with lock:
-        execute.set_operands(objects, args, conv, values)
-        j = len(args)
-        if not given:
-            for o in outs:
-                objects[j].value = o._data.ptr
-                j += 1
-        objects[j].value = n
-        launch_.launch(stream, blocks)
-    if kern.no_return:
-        return None
-    return outs[0] if len(outs) == 1 and not kern.return_tuple else outs
+    return tuple(key)
+
+
+def _fast_call(kern: ElementwiseKernel, args):
+    """The prepared call of ``args``' signature (:mod:`..fastgen`): the last one used first, then
+    any other this device has; :data:`.fast.MISS` when none applies (the general path then
+    runs, and prepares one)."""
+    fast = kern._last
+    if fast is not None:
+        r = fast(args)
+        if r is not fastgen.MISS:
+            return r
+    ctx = driver.active
+    if ctx is None:
+        return fastgen.MISS
+    key = _signature(kern, args)
+    fast = ctx.prepared.get(key) if key is not None else None
+    if fast is None:
+        return fastgen.MISS
+    kern._last = fast
+    return fast(args)
