@@ -53,6 +53,17 @@ def test_every_kernel_variant_compiles_for_sm_90():
         assert nvrtc_compile(cg.render(k), (), "sm_90"), k.name
 
 
+def test_streaming_hints_where_cuda_has_them():
+    """Index loads and a gather's stores are evict-first (__ldcs/__stcs) for the types CUDA
+    has them for; bool, 8-bit and complex values are loaded and stored plainly."""
+    src = cg.render(cg.IndexKernel("gather", "float32", ("int64",), ("raise",), 1))
+    assert "__ldcs((const long long*)" in src and "__stcs((float*)" in src
+    src = cg.render(cg.IndexKernel("gather", "complex64", ("int8",), ("wrap",), 1))
+    assert "__ldcs" not in src and "__stcs" not in src
+    src = cg.render(cg.IndexKernel("scatter", "bool", ("int32",), ("raise",), 1, value="bool"))
+    assert "__ldcs((const int*)" in src and "__stcs" not in src
+
+
 def test_plan_collapses_and_counts_words():
     p = plan((4, 5), (20, 4), (20, 4), [Index((0, 0), 7, 8, 0)])
     assert p.shape == (20,) and p.n == 20 and not p.wide
