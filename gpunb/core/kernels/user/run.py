@@ -134,6 +134,11 @@ class ElementwiseKernel:
     def __call__(self, *args, size=None, stream=None, block_size=None, **kwargs):
         if kwargs:
             raise TypeError(f"Wrong arguments {kwargs}")
+        fast = self._last       # the signature used last, tried first (see _fast_call)
+        if fast is not None and size is None and stream is None:
+            r = fast(args)
+            if r is not fastgen.MISS:
+                return r
         if size is None and stream is None and not self._has_raw and (
                 len(args) == self.nin or len(args) == self.nargs):
             r = _fast_call(self, args)
@@ -280,14 +285,9 @@ def _signature(kern, args):
 
 
 def _fast_call(kern: ElementwiseKernel, args):
-    """The prepared call of ``args``' signature (:mod:`..fastgen`): the last one used first, then
-    any other this device has; :data:`.fast.MISS` when none applies (the general path then
-    runs, and prepares one)."""
-    fast = kern._last
-    if fast is not None:
-        r = fast(args)
-        if r is not fastgen.MISS:
-            return r
+    """The prepared call of ``args``' signature (:mod:`..fastgen`) among those this device has
+    (``__call__`` tries the one used last before this); :data:`fastgen.MISS` when none
+    applies (the general path then runs, and prepares one)."""
     ctx = driver.active
     if ctx is None:
         return fastgen.MISS
