@@ -21,8 +21,9 @@ from .elementwise import plan as eplan
 
 MISS = object()     # "not this call's signature": the caller takes its general path
 
-# dtype name -> (struct codes, how the converted NumPy scalar v is packed)
-_PACK = {"bool": ("?", "{v}"), "int8": ("b", "{v}"), "int16": ("h", "{v}"), "int32": ("i", "{v}"),
+# dtype name -> (struct codes, how the converted NumPy scalar v is packed); raw kernels use
+# the plain types' codes too
+PACK = {"bool": ("?", "{v}"), "int8": ("b", "{v}"), "int16": ("h", "{v}"), "int32": ("i", "{v}"),
          "int64": ("q", "{v}"), "uint8": ("B", "{v}"), "uint16": ("H", "{v}"),
          "uint32": ("I", "{v}"), "uint64": ("Q", "{v}"), "float32": ("f", "{v}"),
          "float64": ("d", "{v}"), "float16": ("f", "float({v})"),      # half computes as float
@@ -61,7 +62,7 @@ def make(args, conv, function: int, *, vec: int, block: int, out_dtypes=(), give
         else:
             ns[f"S{i}"], ns[f"C{i}"] = type(a), np.dtype(c).type
             checks.append(f"x{i}.__class__ is not S{i}")
-            code, expr = _PACK[np.dtype(c).name]
+            code, expr = PACK[np.dtype(c).name]
             codes.append(code)
             if "," in expr:         # complex: converted once, packed as two parts
                 prelude.append(f"    v{i} = complex(C{i}(x{i}))\n")

@@ -189,6 +189,7 @@ class MemoryPool:
             self._resource()
             pool = self._handle
         if stream is None:
+            # driver.stream_handle(), inline: the stream object is wanted too (one read each)
             cur = driver._current
             st = cur.stream             # None: the default stream (an owner never needed)
             if st is not None:

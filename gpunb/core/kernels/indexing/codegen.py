@@ -184,13 +184,12 @@ template <class D, class F> __device__ __forceinline__ void cas(D* p, F f) {
 # and a gather's output written once, so they go through L2 without evicting the indexed
 # array's sectors, which random indices read again. H100, 2**26 float32 by random int64
 # indices: gather 2.234 ms with them, 2.244 without (CuPy 2.27-2.34, same processes).
-STREAMING = True
 _STREAMED = ("short", "unsigned short", "int", "unsigned int", "long long", "unsigned long long",
              "float", "double")
 
 
 def _streamed_load(t: str, address: str) -> str:
-    return f"__ldcs((const {t}*)({address}))" if STREAMING and t in _STREAMED else f"*(const {t}*)({address})"
+    return f"__ldcs((const {t}*)({address}))" if t in _STREAMED else f"*(const {t}*)({address})"
 
 
 def _index_type(wide: bool) -> str:
@@ -308,7 +307,7 @@ def source(k: IndexKernel) -> str:
         lines.append(f"        off += gpunb_index::fix_{mode}({_streamed_load(storage_type(dt), f'idx{m} + t{m}')}, "
                      f"s.size[{m}], s.axis[{m}], err, ok) * s.step[{m}];")
     if k.kind == "gather":
-        if STREAMING and D in _STREAMED:
+        if D in _STREAMED:
             lines.append(f"        __stcs(({D}*)(o + voff), *(const {D}*)(a + off));")
         else:
             lines.append(f"        *({D}*)(o + voff) = *(const {D}*)(a + off);")

@@ -29,10 +29,9 @@ __all__ = ["Index", "launch", "check", "error_word"]
 _err_dev = None       # the error word's device address (host memory, mapped)
 _plans = memo.table("indexing.plans")     # launch layout -> (Plan, kernel key, argument words)
 _names = memo.table("indexing.names")     # kernel key -> entry point name
-# The grid: one thread per point (the kernel's grid-stride loop then runs once), or as many
-# blocks as stay resident, each thread looping. A gather of 2**26 float32 by random int64
-# indices on an H100: 2.244 ms one per point, 2.273 resident (CuPy 2.28-2.36, same run).
-PERSISTENT_GRID = False
+# One thread per point (the kernel's grid-stride loop runs once), not as many blocks as stay
+# resident with each thread looping: a gather of 2**26 float32 by random int64 indices on an
+# H100 took 2.244 ms so, 2.273 the other way (CuPy 2.28-2.36, same run).
 MAX_GRID = (1 << 31) - 1
 _launches = memo.table("indexing.launches")   # (CUfunction, launch layout) -> prepared launch
 
@@ -103,8 +102,7 @@ def launch(kind, a, o, indices, space, a_strides, o_strides, *, mask=None, mask_
     fn = lk.functions[name]
     entry = _launches.get((fn, key))
     if entry is None:       # the launch's parameter objects, made once per layout and kernel
-        blocks = -(-p.n // cg.THREADS)
-        grid = (min(blocks, lk.occupancy[name] * lk.sm_count) if PERSISTENT_GRID else min(blocks, MAX_GRID),)
+        grid = (min(-(-p.n // cg.THREADS), MAX_GRID),)
         objs = [ctypes.c_void_p() for _ in range(3 + len(indices) + (mask is not None))] + [words]
         if kind == "fill":
             objs.append((ctypes.c_char * a._dtype.itemsize)())

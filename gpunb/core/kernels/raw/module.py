@@ -24,7 +24,7 @@ from ...build.cubin import KernelInfo, read_kernels
 from ...build.signature import Param, demangled_base, signature
 from ...ndarray import MemoryPointer, ndarray
 from ...runtime import driver, fastcall  # import no CUDA module until a function in them is called
-from .. import loader
+from .. import fastgen, loader
 from ..execute import launch_args
 from .args import prepare_args
 
@@ -36,8 +36,11 @@ _checked_dims = memo.table("raw.launch_dims")
 # (argument checking decided once per kernel and device, then replayed: the parameters packed
 # in place and one cuLaunchKernel, as gpunb's own kernels launch)
 
-_FAST_SCALARS = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint8": "B", "uint16": "H",
-                 "uint32": "I", "uint64": "Q", "float32": "f", "float64": "d"}   # struct codes
+# the scalar parameters a prepared launch takes, with their struct codes (fastgen's: a raw
+# kernel's half or complex parameter is its own C++ type, left to the checked path)
+_FAST_SCALARS = {name: fastgen.PACK[name][0] for name in
+                 ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                  "float32", "float64")}
 
 
 def _prepare_fast(kernel, params, args):
