@@ -330,6 +330,19 @@ def test_kat_kernels():
         t = 2 * np.pi * (x1 >> 11) * 2.0 ** -53
         want += [r * np.cos(t), r * np.sin(t)]
     np.testing.assert_allclose(z, want[:7], rtol=1e-12, atol=1e-14)
+    # float32: four normals a block, the angle 2 pi a - 3 pi in [-pi, pi) for a in [1, 2) made
+    # of the word's top 23 bits (__sincosf: within 2**-21.4)
+    g = gp.random.default_rng(78)
+    S, key = g._state.counter + 1, g._state.key
+    z = g.standard_normal(11, dtype=np.float32).get()
+    want = []
+    for b in range(3):
+        w = philox4x32(dist_counter(b, S), key32(key))
+        for q in (0, 1):
+            r = np.sqrt(-2 * np.log(w[2 * q] * 2.0 ** -32 + 2.0 ** -33))
+            t = 2 * np.pi * (1 + (w[2 * q + 1] >> 9) * 2.0 ** -23) - 3 * np.pi
+            want += [r * np.cos(t), r * np.sin(t)]
+    np.testing.assert_allclose(z, want[:11], rtol=2e-6, atol=4e-6)
 
 
 # -- GPU: statistics ----------------------------------------------------------------------------

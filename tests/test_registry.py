@@ -139,6 +139,25 @@ def test_dtype_routines_read_gpu_arrays_by_their_dtype():
         assert np.dtype(getattr(gp, name)) in gpunb_dtypes()
 
 
+@pytest.mark.parametrize("t", ["float16", "float32", "float64", "complex64", "complex128"])
+def test_finfo_has_numpys_values_as_python_floats(t):
+    """The array API's finfo: float fields are Python floats equal to NumPy's, the rest NumPy's;
+    a gpunb array, a dtype and a type all give the same object."""
+    want, got = np.finfo(t), gp.finfo(fake(dtype=t))
+    assert got is gp.finfo(np.dtype(t)) is gp.finfo(getattr(gp, t))
+    for name in ("eps", "epsneg", "max", "min", "resolution", "smallest_normal",
+                 "smallest_subnormal", "tiny"):
+        assert type(getattr(got, name)) is float, name
+        assert getattr(got, name) == getattr(want, name), name
+    for name in ("bits", "dtype", "iexp", "machep", "maxexp", "minexp", "negep", "nexp", "nmant",
+                 "precision"):
+        assert getattr(got, name) == getattr(want, name) and type(getattr(got, name)) is \
+            type(getattr(want, name)), name
+    assert repr(got) == repr(want) and str(got) == str(want)
+    with pytest.raises(ValueError, match="not inexact"):
+        gp.finfo(np.int32)
+
+
 def gpunb_dtypes():
     from gpunb.core.dtypes import SUPPORTED
 

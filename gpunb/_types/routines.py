@@ -9,7 +9,6 @@ import numpy as np
 from ..core.ndarray import ndarray
 
 dtype = np.dtype
-finfo = np.finfo
 iinfo = np.iinfo
 promote_types = np.promote_types
 issubdtype = np.issubdtype
@@ -18,6 +17,44 @@ isscalar = np.isscalar
 
 def _dtype_of(x):
     return x.dtype if isinstance(x, ndarray) else x
+
+
+class finfo:
+    """Machine limits of a floating-point type (numpy.finfo): ``finfo(gpunb.float32).eps``.
+
+    NumPy's fields, with one difference the array API standard asks for: ``eps``, ``epsneg``,
+    ``max``, ``min``, ``resolution``, ``smallest_normal``, ``smallest_subnormal`` and ``tiny``
+    are Python floats (exactly NumPy's values), not NumPy scalars (numpy/numpy#18881;
+    ``torch.finfo`` gives floats too). ``bits``, the exponent and mantissa counts and ``dtype``
+    are NumPy's. Takes a dtype, a type, a NumPy or gpunb array, or a complex type (whose
+    real part's limits it gives).
+    """
+
+    _FLOATS = ("eps", "epsneg", "max", "min", "resolution", "smallest_normal",
+               "smallest_subnormal", "tiny")
+    _cache: dict = {}
+
+    def __new__(cls, dtype):
+        info = np.finfo(_dtype_of(dtype))
+        self = cls._cache.get(info.dtype)
+        if self is None:
+            self = object.__new__(cls)
+            self._numpy = info
+            for name in ("bits", "dtype", "iexp", "machep", "maxexp", "minexp", "negep", "nexp",
+                         "nmant", "precision"):
+                setattr(self, name, getattr(info, name))
+            for name in cls._FLOATS:
+                v = getattr(info, name)
+                # float64 and narrower are exact as Python floats; longdouble keeps NumPy's
+                setattr(self, name, float(v) if info.dtype.itemsize <= 8 else v)
+            cls._cache[info.dtype] = self
+        return self
+
+    def __repr__(self):
+        return repr(self._numpy)
+
+    def __str__(self):
+        return str(self._numpy)
 
 
 def result_type(*arrays_and_dtypes):

@@ -40,8 +40,12 @@ template <class T> __device__ __forceinline__ complex<T> operator+(complex<T> a,
 template <class T> __device__ __forceinline__ complex<T> operator-(complex<T> a, complex<T> b) { return complex<T>(a.re - b.re, a.im - b.im); }
 template <class T> __device__ __forceinline__ complex<T> operator-(complex<T> a) { return complex<T>(-a.re, -a.im); }
 template <class T> __device__ __forceinline__ complex<T> operator+(complex<T> a) { return a; }
+// Products rounded one by one, never contracted into an fma, so z * conj(z) is exactly real, as the
+// BLAS products behind NumPy's cov and dot are (a residual imaginary part / 0 is inf, NumPy's nan).
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
 template <class T> __device__ __forceinline__ complex<T> operator*(complex<T> a, complex<T> b) {
-    return complex<T>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+    return complex<T>(mul_rn(a.re, b.re) - mul_rn(a.im, b.im), mul_rn(a.re, b.im) + mul_rn(a.im, b.re));
 }
 // Smith's algorithm, as NumPy's complex division.
 template <class T> __device__ __forceinline__ complex<T> operator/(complex<T> a, complex<T> b) {

@@ -120,7 +120,8 @@ def fill_dist(state: pl.StreamState, out: ndarray, what: str, loc: float = 0.0,
     nb = pl.dist_blocks(what, out.dtype, n)      # Philox4x32 blocks
     S = (state.counter + 1) & ((1 << 256) - 1)
     aligned = 0 if out.data.ptr % 16 == 0 else 1     # o: may the kernel store vectors
-    args = state.args(S, aligned, n, nb, f=(loc, scale, 0.0, 0.0))
+    affine = 0.0 if (loc, scale) == (0.0, 1.0) else 1.0     # f[2]: apply loc and scale
+    args = state.args(S, aligned, n, nb, f=(loc, scale, affine, 0.0))
     args.k0, args.k1 = key32(state.key)
     execute((Step(_fn("dist", what, out.dtype), _grid(nb), (cg.THREADS,), (0, args)),),
             [_vp(out.data.ptr)])
