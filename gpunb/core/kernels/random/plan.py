@@ -99,21 +99,28 @@ class StreamState:
         self.counter = (self.counter + nblocks) & _C256
         self.buffer_pos = 4
 
-    def args(self, S: int, o: int, n: int, nblocks: int, lead=(-1, 0), limit: int = 0,
-             off: int = 0, rng: int = 0, threshold: int = 0, f=(0.0, 0.0, 0.0, 0.0)) -> "Args":
-        """The kernels' argument struct (:data:`.codegen.ARG_FIELDS`)."""
+    def values(self, S: int, o: int, n: int, nblocks: int, lead=(-1, 0), limit: int = 0,
+               off: int = 0, rng: int = 0, threshold: int = 0, f=(0.0, 0.0, 0.0, 0.0)) -> tuple:
+        """The kernels' argument struct's fields (:data:`.codegen.ARG_FIELDS`), in order."""
         k0, k1 = self.key
         lc = lead[1]
-        return Args(S & MASK64, (S >> 64) & MASK64, (S >> 128) & MASK64, S >> 192, k0, k1, o, n,
-                    nblocks, lead[0], limit, off & MASK64, rng & MASK64, threshold, *f,
-                    lc & MASK64, (lc >> 64) & MASK64, (lc >> 128) & MASK64, lc >> 192)
+        return (S & MASK64, (S >> 64) & MASK64, (S >> 128) & MASK64, S >> 192, k0, k1, o, n,
+                nblocks, lead[0], limit, off & MASK64, rng & MASK64, threshold, *f,
+                lc & MASK64, (lc >> 64) & MASK64, (lc >> 128) & MASK64, lc >> 192)
+
+    def args(self, *a, **k) -> "Args":
+        """The kernels' argument struct as a ctypes object (:meth:`values`' fields)."""
+        return Args(*self.values(*a, **k))
+
+
+SIGNED_FIELDS = ("o", "n", "nblocks", "lead", "limit")
 
 
 class Args(ctypes.Structure):
     """The by-value ``rng_args`` struct of the kernels."""
 
     _fields_ = [(f, ctypes.c_double if f in cg.DOUBLES else
-                 ctypes.c_int64 if f in ("o", "n", "nblocks", "lead", "limit") else ctypes.c_uint64)
+                 ctypes.c_int64 if f in SIGNED_FIELDS else ctypes.c_uint64)
                 for f in cg.ARG_FIELDS]
 
 

@@ -11,7 +11,10 @@ import ctypes
 
 import numpy as np
 
+import threading
+
 from ...ndarray import ndarray
+from ...runtime import fastcall
 from .. import loader
 from ..execute import Step, execute
 from . import codegen as cg
@@ -42,6 +45,27 @@ def _grid(nblocks: int, threads: int = cg.THREADS) -> tuple:
     return (-(-nblocks // threads),)
 
 
+_ARG_CODES = "".join("d" if f in cg.DOUBLES else "q" if f in pl.SIGNED_FIELDS else "Q"
+                     for f in cg.ARG_FIELDS)
+_prepared: dict = {}     # CUfunction -> (Prepared, pack, buffer, lock)
+
+
+def _launch(fn: int, nblocks: int, ptr: int, values: tuple) -> None:
+    """One launch of a kernel taking ``(T* out, rng_args a)``, ``nblocks`` Philox blocks'
+    threads: the output's address and the struct's ``values`` packed by one ``struct`` call
+    into a parameter buffer made once per kernel (a draw's host time is mostly building
+    ctypes objects otherwise)."""
+    entry = _prepared.get(fn)
+    if entry is None:
+        pack, buffer, objects = fastcall.packed(["P", _ARG_CODES])
+        entry = _prepared[fn] = (fastcall.Prepared(fn, (1,), (cg.THREADS,), objects), pack,
+                                 buffer, threading.Lock())
+    prepared, pack, buffer, lock = entry
+    with lock:
+        pack(buffer, 0, ptr, *values)
+        prepared.launch(loader.driver.stream_handle(), -(-nblocks // cg.THREADS))
+
+
 def fill_random(state: pl.StreamState, out: ndarray, low: float | None = None,
                 rng: float = 0.0) -> None:
     """NumPy's ``random`` (float64 or float32) into ``out``; ``low + rng * u`` when ``low``
@@ -54,9 +78,7 @@ def fill_random(state: pl.StreamState, out: ndarray, low: float | None = None,
     lead = state.lead() if width == 32 else (-1, 0)
     nb = pl.blocks_for(o, lead[0] != -1, n, width)
     f = (0.0, 0.0, 0.0, 0.0) if low is None else (low, rng, 1.0, 0.0)
-    args = state.args(S, o, n, nb, lead, f=f)
-    execute((Step(_fn("fill", "random", out.dtype), _grid(nb), (cg.THREADS,), (0, args)),),
-            [_vp(out.data.ptr)])
+    _launch(_fn("fill", "random", out.dtype), nb, out.data.ptr, state.values(S, o, n, nb, lead, f=f))
     pl.consume(state, width, n)
 
 
@@ -77,9 +99,8 @@ def fill_integers(state: pl.StreamState, out: ndarray, off: int, rng: int) -> No
         lead = state.lead() if width < 64 else (-1, 0)
         if fill:
             nb = pl.blocks_for(o, lead[0] != -1, n, width)
-            args = state.args(S, o, n, nb, lead, 0, off, rng + 1, 0)
-            execute((Step(_fn("fill", "int", out.dtype, width, full), _grid(nb), (cg.THREADS,),
-                          (0, args)),), [_vp(out.data.ptr)])
+            _launch(_fn("fill", "int", out.dtype, width, full), nb, out.data.ptr,
+                    state.values(S, o, n, nb, lead, 0, off, rng + 1, 0))
             pl.consume(state, width, n)
             return
         limit = pl.candidate_limit(n, width, threshold)
@@ -121,10 +142,9 @@ def fill_dist(state: pl.StreamState, out: ndarray, what: str, loc: float = 0.0,
     S = (state.counter + 1) & ((1 << 256) - 1)
     aligned = 0 if out.data.ptr % 16 == 0 else 1     # o: may the kernel store vectors
     affine = 0.0 if (loc, scale) == (0.0, 1.0) else 1.0     # f[2]: apply loc and scale
-    args = state.args(S, aligned, n, nb, f=(loc, scale, affine, 0.0))
-    args.k0, args.k1 = key32(state.key)
-    execute((Step(_fn("dist", what, out.dtype), _grid(nb), (cg.THREADS,), (0, args)),),
-            [_vp(out.data.ptr)])
+    values = state.values(S, aligned, n, nb, f=(loc, scale, affine, 0.0))
+    values = values[:4] + key32(state.key) + values[6:]     # k0, k1: the 4x32 key
+    _launch(_fn("dist", what, out.dtype), nb, out.data.ptr, values)
     state.advance_blocks(-(-nb // 2))     # as many 4x64 blocks as bits drawn, rounded up
 
 
