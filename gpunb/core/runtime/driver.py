@@ -204,7 +204,6 @@ def _probe() -> str | None:
         libcuda.lib()
     except OSError:
         return "no NVIDIA driver library (libcuda.so.1) was found on this machine"
-    _preload()
     name, version, count = libcuda.init()
     if name == "CUDA_ERROR_STUB_LIBRARY":
         return ("only the CUDA driver's stub library was found (libcuda.so from a toolkit), "
@@ -226,11 +225,10 @@ _preloading = []
 
 def _preload() -> None:
     """Import cuda.bindings' driver module (the launches' binding) on a background thread,
-    once libcuda is found and before ``cuInit``: its import (tens of ms) runs while the main
-    thread waits in ``cuInit`` and the primary context's creation (about 200 ms, the GIL
-    released by ctypes), so it neither delays the first launch nor takes the GIL from the
-    first upload that follows. Not cuda.core, which a second thread must not import
-    meanwhile (:func:`cuda_core`)."""
+    once the context exists: its import (tens of ms) overlaps what the caller does next (the
+    first upload, the first kernel's cache lookup) instead of delaying the first launch, and
+    does not take the GIL from the main thread between the driver calls of its first touch.
+    Not cuda.core, which a second thread must not import meanwhile (:func:`cuda_core`)."""
     if _preloading:
         return
 
@@ -292,6 +290,7 @@ def _activate(ordinal: int | None) -> DeviceContext:
             info = DeviceInfo(ordinal, name, cc, sms, total, _driver.version)
             ctx = _contexts[ordinal] = DeviceContext(None, info, None, libcuda.default_stream_handle(),
                                                      handle)
+            _preload()
         else:
             libcuda.set_current(ctx.handle)
         _current.ctx = active = ctx
