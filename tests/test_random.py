@@ -185,7 +185,8 @@ KERNELS = ([cg.RandomKernel("fill", "random", d) for d in ("float32", "float64")
            + [cg.RandomKernel(kind, "int", d, w, full) for d in INT_DTYPES
               for w in {1: (1,), 8: (8,), 16: (16,), 32: (32,), 64: (32, 64)}[
                   1 if d == "bool" else np.dtype(d).itemsize * 8]
-              for kind, full in (("fill", True), ("fill", False), ("count", False), ("write", False))
+              for kind, full in (("fill", True), ("fill", False), ("try", False), ("count", False),
+                                 ("write", False))
               if not (d == "bool" and not full)]
            + [cg.RandomKernel("scan")]
            + [cg.RandomKernel("dist", w, d) for w in ("normal", "exponential", "uniform", "gamma", "beta")
@@ -281,6 +282,27 @@ def test_integers_equals_numpy(dtype):
                 want = ng.integers(lo, high, n, dtype=dtype, endpoint=endpoint)
                 np.testing.assert_array_equal(got, want, err_msg=f"{dtype} span {span} n {n}")
                 _same_state(g._state, ng.bit_generator)
+
+
+@gpu
+def test_integers_rare_rejection_falls_back():
+    """A range that rejects rarely is drawn in one pass, checked for rejections: [0, 255) as
+    uint8 rejects a zero byte only, so 7 draws from seeds whose first 7 bytes hold a zero take
+    the checked path's fallback (count, scan, write), the others the single pass; both as
+    NumPy's, and the stream continues as NumPy's."""
+    kinds = set()
+    for seed in range(400):
+        first = int(np.random.Philox(seed).random_raw())
+        rejects = any(((first >> (8 * i)) & 0xFF) == 0 for i in range(7))
+        if rejects in kinds and len(kinds) == 2 and seed > 40:
+            continue
+        kinds.add(rejects)
+        g, ng = _pair(seed)
+        np.testing.assert_array_equal(g.integers(0, 255, 7, dtype=np.uint8).get(),
+                                      ng.integers(0, 255, 7, dtype=np.uint8), err_msg=str(seed))
+        np.testing.assert_array_equal(g.integers(0, 1000, 9).get(), ng.integers(0, 1000, 9))
+        _same_state(g._state, ng.bit_generator)
+    assert kinds == {True, False}
 
 
 @gpu

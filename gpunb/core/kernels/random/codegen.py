@@ -20,6 +20,10 @@ Kernel kinds (:class:`RandomKernel`):
   tile's accepted words, ``scan`` (one block) turns the counts into offsets, ``write``
   ranks each accepted word within its tile and stores the first ``n``; it also records the
   index of the ``n``-th accepted word, which is how far NumPy's stream advances.
+- ``try``: ``fill`` for a range that can reject but rarely does ([0, 1000) rejects one 32-bit
+  word in 14 million): element ``i`` from word ``i``, and a flag set if any of the first ``n``
+  words is rejected, in which case the host runs ``count`` / ``scan`` / ``write`` instead.
+  One pass over the stream instead of two.
 - ``dist``: the distributions NumPy computes with its ziggurat or rejection loops, here
   GPU-friendly transforms (not NumPy's values): Box-Muller normals, inverse-CDF exponentials
   and uniforms from Philox4x32-10 (a quarter of the multiply work per bit: these are
@@ -138,7 +142,7 @@ def _word_value(k: RandomKernel) -> tuple[str, str]:
             f"((((u64)x * a.rng) & {mask}ULL) >= a.threshold)")
 
 
-def _vector_fill(k: RandomKernel, value: str, width: int, per: int, epb: int) -> str:
+def _vector_fill(k: RandomKernel, value: str, accept: str, width: int, per: int, epb: int) -> str:
     """The common case of ``fill``, first: the draw starts on a block (no lane offset, no
     pending half), the output is 16-byte aligned and the whole thread block's elements are
     wanted. Then a thread's ``epb`` elements are contiguous and known at compile time: kept in
@@ -149,13 +153,14 @@ def _vector_fill(k: RandomKernel, value: str, width: int, per: int, epb: int) ->
     size = epb * k.dtype.itemsize
     if size != 32:      # 64 bytes a thread (int64 from 32-bit words) stored 4x slower this way
         return ""
+    check = f" rej |= !({accept});" if k.kind == "try" else ""
     if width == 64:
-        fills = "\n".join(f"{{ const u64 x = c[{lane}]; v[{lane}] = {value}; }}" for lane in range(4))
+        fills = "\n".join(f"{{ const u64 x = c[{lane}]; v[{lane}] = {value};{check} }}" for lane in range(4))
     else:
         mask = (1 << width) - 1
         fills = "\n".join(
             f"{{ const u32 x = ((u32)(c[{lane}] >> {32 * half}) >> {width * part}) & {mask}U; "
-            f"v[{(2 * lane + half) * per + part}] = {value}; }}"
+            f"v[{(2 * lane + half) * per + part}] = {value};{check} }}"
             for lane in range(4) for half in range(2) for part in range(per))
     stores = "\n".join(f"{{ uint4 q; memcpy(&q, reinterpret_cast<const char*>(v) + {16 * i}, 16); "
                         f"reinterpret_cast<uint4*>(out + B * {epb})[{i}] = q; }}"
@@ -166,6 +171,7 @@ def _vector_fill(k: RandomKernel, value: str, width: int, per: int, epb: int) ->
         __align__(16) T v[{epb}];
         {fills}
         {stores}
+        {"if (rej) *flag = 1;" if k.kind == "try" else ""}
         return;
     }}"""
 
@@ -195,10 +201,11 @@ def _stream_kernel(k: RandomKernel) -> str:
     direct = k.kind == "fill" and width == 1      # 1-bit: 64 KiB to stage; store directly
     if direct:
         visit = f"{{ if (e >= 0 && e < a.n) out[e] = {value}; }}"
-    elif k.kind == "fill":
+    elif k.kind in ("fill", "try"):
         # stage by element index; the lead word's elements may fall before the staged range
+        check = f" if (e >= 0 && e < a.n && !({accept})) rej = true;" if k.kind == "try" else ""
         visit = (f"{{ const long long s = e - E0; const T v = {value}; "
-                 f"if (s >= 0 && s < {epc}) sh[s] = v; else if (e >= 0 && e < a.n) out[e] = v; }}")
+                 f"if (s >= 0 && s < {epc}) sh[s] = v; else if (e >= 0 && e < a.n) out[e] = v;{check} }}")
     elif k.kind == "count":
         visit = f"if (e < a.limit && ({accept})) ++cnt;"
     else:   # write: stage by rank within the thread block
@@ -254,6 +261,8 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}(PARAMS) {{
     (void)E0;
     u64 c[4];
     long long cnt = 0;
+    bool rej = false;
+    (void)cnt; (void)rej;
 """
     if direct:
         return head.replace("PARAMS", f"{T}* __restrict__ out, const rng_args a") + f"""
@@ -263,9 +272,11 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}(PARAMS) {{
     {body}
 }}
 """
-    if k.kind == "fill":
-        return head.replace("PARAMS", f"{T}* __restrict__ out, const rng_args a") + f"""
-    {_vector_fill(k, value, width, per, epb)}
+    if k.kind in ("fill", "try"):
+        params = f"{T}* __restrict__ out, const rng_args a" if k.kind == "fill" else \
+            f"{T}* __restrict__ out, int* __restrict__ flag, const rng_args a"
+        return head.replace("PARAMS", params) + f"""
+    {_vector_fill(k, value, accept, width, per, epb)}
     __shared__ __align__(16) T sh[{epc}];
     {{
         {lead}
@@ -278,6 +289,7 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}(PARAMS) {{
         const long long e = E0 + s;
         if (e >= 0 && e < a.n) out[e] = sh[s];
     }}
+    {"if (rej) *flag = 1;" if k.kind == "try" else ""}
 }}
 """
     count_body = body.replace(visit, f"if (e < a.limit && ({accept})) ++cnt;")

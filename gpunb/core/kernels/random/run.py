@@ -14,7 +14,7 @@ import numpy as np
 import threading
 
 from ...ndarray import ndarray
-from ...runtime import fastcall
+from ...runtime import fastcall, memory
 from .. import loader
 from ..execute import Step, execute
 from . import codegen as cg
@@ -22,7 +22,7 @@ from . import plan as pl
 from .reference import key32
 
 _vp = ctypes.c_void_p
-_I64 = np.dtype("int64")
+_I32, _I64 = np.dtype("int32"), np.dtype("int64")
 _F64 = np.dtype("float64")
 _functions: dict = {}      # (kind, what, dtype, width, full) -> (device context, CUfunction)
 
@@ -50,19 +50,19 @@ _ARG_CODES = "".join("d" if f in cg.DOUBLES else "q" if f in pl.SIGNED_FIELDS el
 _prepared: dict = {}     # CUfunction -> (Prepared, pack, buffer, lock)
 
 
-def _launch(fn: int, nblocks: int, ptr: int, values: tuple) -> None:
-    """One launch of a kernel taking ``(T* out, rng_args a)``, ``nblocks`` Philox blocks'
-    threads: the output's address and the struct's ``values`` packed by one ``struct`` call
-    into a parameter buffer made once per kernel (a draw's host time is mostly building
+def _launch(fn: int, nblocks: int, ptrs: tuple, values: tuple) -> None:
+    """One launch of a kernel taking ``(T* out, [int* flag,] rng_args a)``, ``nblocks``
+    Philox blocks' threads: the pointers and the struct's ``values`` packed by one ``struct``
+    call into a parameter buffer made once per kernel (a draw's host time is mostly building
     ctypes objects otherwise)."""
     entry = _prepared.get(fn)
     if entry is None:
-        pack, buffer, objects = fastcall.packed(["P", _ARG_CODES])
+        pack, buffer, objects = fastcall.packed(["P"] * len(ptrs) + [_ARG_CODES])
         entry = _prepared[fn] = (fastcall.Prepared(fn, (1,), (cg.THREADS,), objects), pack,
                                  buffer, threading.Lock())
     prepared, pack, buffer, lock = entry
     with lock:
-        pack(buffer, 0, ptr, *values)
+        pack(buffer, 0, *ptrs, *values)
         prepared.launch(loader.driver.stream_handle(), -(-nblocks // cg.THREADS))
 
 
@@ -78,7 +78,7 @@ def fill_random(state: pl.StreamState, out: ndarray, low: float | None = None,
     lead = state.lead() if width == 32 else (-1, 0)
     nb = pl.blocks_for(o, lead[0] != -1, n, width)
     f = (0.0, 0.0, 0.0, 0.0) if low is None else (low, rng, 1.0, 0.0)
-    _launch(_fn("fill", "random", out.dtype), nb, out.data.ptr, state.values(S, o, n, nb, lead, f=f))
+    _launch(_fn("fill", "random", out.dtype), nb, (out.data.ptr,), state.values(S, o, n, nb, lead, f=f))
     pl.consume(state, width, n)
 
 
@@ -99,10 +99,20 @@ def fill_integers(state: pl.StreamState, out: ndarray, off: int, rng: int) -> No
         lead = state.lead() if width < 64 else (-1, 0)
         if fill:
             nb = pl.blocks_for(o, lead[0] != -1, n, width)
-            _launch(_fn("fill", "int", out.dtype, width, full), nb, out.data.ptr,
+            _launch(_fn("fill", "int", out.dtype, width, full), nb, (out.data.ptr,),
                     state.values(S, o, n, nb, lead, 0, off, rng + 1, 0))
             pl.consume(state, width, n)
             return
+        if threshold * n < (1 << width) >> 5:
+            # under 1/32 rejections expected: fill as if none, and check (one pass, no scan)
+            nb = pl.blocks_for(o, lead[0] != -1, n, width)
+            flag = ndarray._empty((1,), _I32)
+            memory.fill_bytes(flag.data.ptr, 0, 4)
+            _launch(_fn("try", "int", out.dtype, width), nb, (out.data.ptr, flag.data.ptr),
+                    state.values(S, o, n, nb, lead, 0, off, rng + 1, threshold))
+            if not int(flag.get()[0]):        # no word rejected: element i is word i
+                pl.consume(state, width, n)
+                return
         limit = pl.candidate_limit(n, width, threshold)
         nb = pl.blocks_for(o, lead[0] != -1, limit, width)
         tiles = -(-nb // cg.THREADS)
@@ -144,7 +154,7 @@ def fill_dist(state: pl.StreamState, out: ndarray, what: str, loc: float = 0.0,
     affine = 0.0 if (loc, scale) == (0.0, 1.0) else 1.0     # f[2]: apply loc and scale
     values = state.values(S, aligned, n, nb, f=(loc, scale, affine, 0.0))
     values = values[:4] + key32(state.key) + values[6:]     # k0, k1: the 4x32 key
-    _launch(_fn("dist", what, out.dtype), nb, out.data.ptr, values)
+    _launch(_fn("dist", what, out.dtype), nb, (out.data.ptr,), values)
     state.advance_blocks(-(-nb // 2))     # as many 4x64 blocks as bits drawn, rounded up
 
 
