@@ -33,6 +33,26 @@ def test_one_element_arrays_do_not_poison_the_fast_path():
         np.testing.assert_array_equal((one + one).get(), [4.0])
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "complex64"])
+def test_zero_d_operands_replay_with_new_values(dtype):
+    """0-d arrays (what reductions return) replay the layout path's launch: each call's own
+    pointers and scalar values, NumPy's results, a 1000-element call in between."""
+    rng = np.random.default_rng(5)
+    big = gp.asarray(np.arange(1000).astype(dtype))
+    for _ in range(4):
+        h = np.asarray(rng.standard_normal() * 10).astype(dtype)
+        k = np.asarray(rng.standard_normal() * 10).astype(dtype)
+        a, b = gp.asarray(h), gp.asarray(k)
+        with np.errstate(all="ignore"):
+            for got, want in ((gp.sqrt(a), np.sqrt(h)), (a + b, h + k), (a * 3, h * 3),
+                              (2.5 - a, 2.5 - h), (gp.sqrt(big), np.sqrt(np.arange(1000).astype(dtype)))):
+                g = got.get()
+                assert g.shape == want.shape and g.dtype == want.dtype
+                np.testing.assert_allclose(g, want, rtol=1e-6, equal_nan=True)
+    keys = [key for key in driver.context().prepared if isinstance(key, tuple) and len(key) > 1]
+    assert any(key[0] is UFUNCS["sqrt"] and key[1] == "layout" and key[3][1] == () for key in keys)
+
+
 def test_misaligned_views_broadcasts_and_overflow_take_the_general_path():
     x = np.arange(1001, dtype=np.float32)
     g = gp.asarray(x)

@@ -274,8 +274,10 @@ def _call(f: ufunc, args, outs, dtype, casting):
                        kinds, [r.dtype for r in results], lay, nd, loop=loop),
                    operands, [i in arrays for i in range(op.nin)], results, shape)
     if op.nout == 1 and dtype is None and step is not None and arrays:
+        # the contiguous fast path takes 2 elements or more; 0-d and 1-element operands (the
+        # scalars reductions return: sqrt(x.sum())) replay through the layout path instead
         if (outs is None and casting == "same_kind" and lk.kernel.layout == "contiguous"
-                and all(arrays[i].shape == shape for i in arrays)):
+                and all(arrays[i].shape == shape for i in arrays) and results[0].size >= 2):
             _prepare_fast(f, arrays, scalars, lk, loop, results)
         else:
             _prepare_layout(f, args, outs[0] if outs is not None else None, lk, step, loop,
