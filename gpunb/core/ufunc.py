@@ -29,6 +29,7 @@ from .ndarray import ndarray
 from .runtime import driver, fastcall
 
 _WEAK_FAST = (int, float)
+_FAST_MIN_SIZE = 2      # the contiguous fast path's smallest call (0-d and 1-element: layout path)
 
 
 class ufunc:
@@ -160,7 +161,8 @@ def _prepare_fast(f: ufunc, arrays, scalars, lk, loop, results) -> None:
     name = f"{lk.kernel.name}_{'flat' if misaligned else 'vec'}"
     fast = fastgen.make(sample, conv, lk.functions[name], vec=1 if misaligned else lk.vec,
                         block=eplan.BLOCK, out_dtypes=(results[0].dtype,), aligned=not misaligned,
-                        count="q" if misaligned else "I", cap=eplan.grid_cap(lk, name), min_size=2)
+                        count="q" if misaligned else "I", cap=eplan.grid_cap(lk, name),
+                        min_size=_FAST_MIN_SIZE)
     if fast is not None:
         f._last = driver.context().remember(tuple(key), fast)
 
@@ -274,10 +276,11 @@ def _call(f: ufunc, args, outs, dtype, casting):
                        kinds, [r.dtype for r in results], lay, nd, loop=loop),
                    operands, [i in arrays for i in range(op.nin)], results, shape)
     if op.nout == 1 and dtype is None and step is not None and arrays:
-        # the contiguous fast path takes 2 elements or more; 0-d and 1-element operands (the
-        # scalars reductions return: sqrt(x.sum())) replay through the layout path instead
+        # smaller results (the 0-d ones reductions return: sqrt(x.sum())) replay through the
+        # layout path: the fast path would miss them on every call
         if (outs is None and casting == "same_kind" and lk.kernel.layout == "contiguous"
-                and all(arrays[i].shape == shape for i in arrays) and results[0].size >= 2):
+                and all(arrays[i].shape == shape for i in arrays)
+                and results[0].size >= _FAST_MIN_SIZE):
             _prepare_fast(f, arrays, scalars, lk, loop, results)
         else:
             _prepare_layout(f, args, outs[0] if outs is not None else None, lk, step, loop,

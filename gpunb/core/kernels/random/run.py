@@ -8,10 +8,9 @@ allocates or checks them); every function writes ``out.size`` elements.
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
-
-import threading
 
 from ...ndarray import ndarray
 from ...runtime import fastcall, memory
@@ -47,19 +46,20 @@ def _grid(nblocks: int, threads: int = cg.THREADS) -> tuple:
 
 _ARG_CODES = "".join("d" if f in cg.DOUBLES else "q" if f in pl.SIGNED_FIELDS else "Q"
                      for f in cg.ARG_FIELDS)
-_prepared: dict = {}     # CUfunction -> (Prepared, pack, buffer, lock)
 
 
 def _launch(fn: int, nblocks: int, ptrs: tuple, values: tuple) -> None:
     """One launch of a kernel taking ``(T* out, [int* flag,] rng_args a)``, ``nblocks``
     Philox blocks' threads: the pointers and the struct's ``values`` packed by one ``struct``
     call into a parameter buffer made once per kernel (a draw's host time is mostly building
-    ctypes objects otherwise)."""
-    entry = _prepared.get(fn)
+    ctypes objects otherwise), kept in the device context (a reset forgets it with the
+    function it launches)."""
+    ctx = loader.driver.active
+    entry = ctx.prepared.get(("random", fn))
     if entry is None:
         pack, buffer, objects = fastcall.packed(["P"] * len(ptrs) + [_ARG_CODES])
-        entry = _prepared[fn] = (fastcall.Prepared(fn, (1,), (cg.THREADS,), objects), pack,
-                                 buffer, threading.Lock())
+        entry = ctx.remember(("random", fn), (fastcall.Prepared(fn, (1,), (cg.THREADS,), objects),
+                                              pack, buffer, threading.Lock()))
     prepared, pack, buffer, lock = entry
     with lock:
         pack(buffer, 0, *ptrs, *values)

@@ -85,12 +85,10 @@ def onesweep_tuning(key_size: int, value_size: int) -> tuple[int, int]:
     CUB's: no larger tile fits 48 KiB of static shared memory, and the smaller ones measured
     were slower."""
     dominant = max(key_size, value_size)
-    if key_size == 4 and value_size == 0:
-        return 512, 21
     if key_size <= 2:
         threads, items = (512, 19) if value_size == 0 else (384, 23) if value_size >= 8 else (512, 17)
     elif key_size == 4:
-        threads, items = 384, (23 if value_size < 8 else 30)
+        threads, items = (512, 21) if value_size == 0 else (384, 23 if value_size < 8 else 30)
     else:
         threads, items = 384, (30 if value_size < 8 else 24)
     items = max(1, items * 4 // max(4, dominant))
