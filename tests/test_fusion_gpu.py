@@ -395,3 +395,25 @@ def test_fused_isclose_equals_numpys(equal_nan):
     want = np.isclose(hx, hy, equal_nan=equal_nan) & (hx > -10)
     np.testing.assert_array_equal(f(gp.asarray(hx), gp.asarray(hy)).get(), want)
     assert int(g(gp.asarray(hx))) == int(np.isclose(hx, 0.5, atol=0.6, equal_nan=equal_nan).sum())
+
+
+def test_float16_intermediates_round_like_numpy():
+    """A float16 result inside a fused expression is rounded to half as NumPy's own loop
+    rounds it, before a wider operand uses it (found by test_trapezoid: d * (y1 + y2))."""
+    a = rng.standard_normal(4096).astype(np.float16)
+    b = (rng.standard_normal(4096) * 1e-2).astype(np.float16)
+    d = rng.random(4096)
+
+    @gp.fuse
+    def f(a, b, d):
+        return d * (a + b) / 2.0
+
+    @gp.fuse
+    def g(a, b, d):
+        return (d * (a * b + a)).sum()
+
+    want = d * (a + b) / 2.0
+    np.testing.assert_array_equal(f(gp.asarray(a), gp.asarray(b), gp.asarray(d)).get(), want)
+    np.testing.assert_allclose(float(g(gp.asarray(a), gp.asarray(b), gp.asarray(d))),
+                               (d * (a * b + a)).sum(), rtol=1e-12)
+    assert not np.array_equal(d * (a.astype(np.float32) + b) / 2.0, want)    # rounding shows

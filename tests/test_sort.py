@@ -83,6 +83,26 @@ def test_onesweep_plan():
     assert sp.onesweep_plan(10, tile, 8).passes == 1
 
 
+def test_pass_skipping_reads_the_histogram_without_its_padding():
+    """A pass moves nothing when one digit holds every key; CUB's histogram also counts the
+    last tile's padding keys at the largest digit, which must not hide or fake that."""
+    from gpunb.core.kernels.sort.run import _moves
+
+    def counts(pairs, size=256):
+        c = np.zeros(size, np.int64)
+        for d, k in pairs:
+            c[d] += k
+        return c
+    assert not _moves(counts([(5, 10), (255, 3)]), 10, 0, 64, 1)       # all 10 in digit 5
+    assert _moves(counts([(255, 10), (4, 3)]), 10, 0, 64, 1)           # 7 real in 255, 3 in 4
+    assert not _moves(counts([(255, 13)]), 10, 0, 64, 1)               # all in 255, padded
+    assert not _moves(counts([(0, 10)]), 10, 0, 64, 3)                 # no padding
+    assert _moves(counts([(0, 6), (1, 4)]), 10, 0, 64, 3)
+    # a last pass of 4 bits (12 sorted bits): the padding's digit is 15
+    assert not _moves(counts([(2, 10), (15, 5)]), 10, 0, 12, 1)
+    assert _moves(counts([(15, 10), (2, 5)]), 10, 0, 12, 1)
+
+
 def test_tuning_fits_shared_memory():
     for ks in (1, 2, 4, 8, 16):
         for vs in (0, 1, 2, 4, 8):
@@ -393,6 +413,60 @@ def test_sort_flat_engine():
         np.testing.assert_array_equal(kd.get(), want)
     hi = _keys((3000,), "int64", ties=True)
     np.testing.assert_array_equal(sort_flat(gp.asarray(hi), descending=True)[0].get(), np.sort(hi)[::-1])
+
+
+@gpu
+@pytest.mark.parametrize("case", ["narrow int64", "equal int64", "signed int32", "float32 [1, 2)",
+                                  "float64 ties", "uint16"])
+def test_passes_with_one_digit_are_skipped(case, monkeypatch):
+    """Sorts long enough read the digit histograms back during their first pass and run only
+    the later passes whose digit differs between keys (the result may end in the scratch
+    buffers): sorted keys, argsort, pairs and descending order stay NumPy's; the number of
+    digit passes launched is checked."""
+    from gpunb.core.kernels.sort import run
+
+    monkeypatch.setattr(run, "SKIP_PASSES_MIN", 20_000)
+    n = 60_000
+    h, want_passes = {
+        "narrow int64": (rng.integers(0, 1000, n), 2),
+        "equal int64": (np.full(n, -7, np.int64), 1),
+        "signed int32": (rng.integers(-300, 300, n).astype(np.int32), 4),
+        "float32 [1, 2)": (rng.uniform(1, 2, n).astype(np.float32), 3),
+        "float64 ties": (np.round(rng.uniform(0, 8, n)), 3),     # the first pass always runs
+        "uint16": (rng.integers(0, 1 << 16, n).astype(np.uint16), 2),
+    }[case]
+    launched = []
+    execute = run.execute
+
+    def counting(steps, ptrs):
+        sweeps = {fn for k in list(run._kernels.values())
+                  for name, fn in run._load(k).functions.items() if "_onesweep" in name}
+        launched.extend(s for s in steps if s.function in sweeps)
+        return execute(steps, ptrs)
+    monkeypatch.setattr(run, "execute", counting)
+    x = gp.asarray(h)
+    data.same(gp.sort(x), np.sort(h))
+    assert len(launched) == want_passes
+    data.same(gp.argsort(x), np.argsort(h, kind="stable"))
+    k, v = run.sort_flat(x, gp.asarray(np.arange(n, dtype=np.int64)))
+    np.testing.assert_array_equal(v.get(), np.argsort(h, kind="stable"))
+    np.testing.assert_array_equal(run.sort_flat(x, descending=True)[0].get(), np.sort(h)[::-1])
+
+
+@gpu
+def test_sort_in_a_graph_runs_every_pass(monkeypatch):
+    """A graph capture cannot wait for the histograms: every pass is captured and replays."""
+    from gpunb.core.kernels.sort import run
+
+    monkeypatch.setattr(run, "SKIP_PASSES_MIN", 20_000)
+    h = rng.integers(0, 1000, 60_000)
+    x = gp.asarray(h)
+    with gp.graph() as g:
+        y = gp.sort(x)
+    data.same(y, np.sort(h))
+    x[...] = gp.asarray(h[::-1].copy() + 5)
+    g.replay()
+    data.same(y, np.sort(h) + 5)
 
 
 @gpu

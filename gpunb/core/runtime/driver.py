@@ -80,6 +80,9 @@ class DeviceContext:
         (:mod:`gpunb.core.kernels.loader`).
     prepared : dict
         Prepared fast-path launches: (owner, signature) -> what the owner stored.
+    staging : list
+        Free page-locked buffers for reads back that overlap later work
+        (:class:`gpunb.core.runtime.memory.Readback`).
     """
 
     core_device: Any
@@ -93,6 +96,7 @@ class DeviceContext:
     functions: dict = field(default_factory=dict)
     loaded: dict = field(default_factory=dict)
     prepared: dict = field(default_factory=dict)
+    staging: list = field(default_factory=list)
 
     @property
     def device(self):

@@ -58,6 +58,10 @@ _SIGNATURES = {
     "cuModuleGetFunction": [ctypes.POINTER(_p), _p, ctypes.c_char_p],
     "cuOccupancyMaxActiveBlocksPerMultiprocessor": [_PI, _p, _i, _size],
     "cuGraphLaunch": [_p, _p],
+    "cuMemHostAlloc": [ctypes.POINTER(_p), _size, _u],
+    "cuEventCreate": [ctypes.POINTER(_p), _u],
+    "cuEventRecord": [_p, _p],
+    "cuEventSynchronize": [_p],
     "cuGetErrorName": [_i, ctypes.POINTER(ctypes.c_char_p)],
 }
 

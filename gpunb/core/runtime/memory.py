@@ -6,6 +6,8 @@ threshold raised) until ``free_all_blocks``.
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from . import driver, fastcall, libcuda
@@ -323,6 +325,44 @@ def copy_device_to_host(host_addr: int, src_ptr: int, nbytes: int, stream=None, 
         libcuda.check(libcuda.lib().cuMemcpyDtoHAsync_v2(host_addr, src_ptr, nbytes, s), "copy to the host")
         if wait:
             _sync(s)
+
+
+class Readback:
+    """A small device-to-host copy queued now and waited for later, so that work queued in
+    between keeps the GPU busy while the host waits (a sort reads its digit histograms back
+    while its first pass runs). The copy lands in a page-locked buffer of the device's (kept
+    for reuse; cuMemHostAlloc is slow); :meth:`wait` returns a NumPy copy of it."""
+
+    __slots__ = ("_buf", "_nbytes", "_ctx")
+
+    def __init__(self, src_ptr: int, nbytes: int, stream=None):
+        ctx = driver.context()
+        buf = None
+        with driver._lock:          # threads share the device's list
+            for i, b in enumerate(ctx.staging):
+                if b[1] >= nbytes:
+                    buf = ctx.staging.pop(i)
+                    break
+        if buf is None:
+            d, host, event = libcuda.lib(), ctypes.c_void_p(), ctypes.c_void_p()
+            size = max(nbytes, 1 << 14)
+            libcuda.check(d.cuMemHostAlloc(ctypes.byref(host), size, 0), "page-locked allocation")
+            libcuda.check(d.cuEventCreate(ctypes.byref(event), 2), "event creation")   # no timing
+            buf = (host.value, size, event.value)
+        s = _stream_handle(stream)
+        d = libcuda.lib()
+        libcuda.check(d.cuMemcpyDtoHAsync_v2(buf[0], src_ptr, nbytes, s), "copy to the host")
+        libcuda.check(d.cuEventRecord(buf[2], s), "event record")
+        self._buf, self._nbytes, self._ctx = buf, nbytes, ctx
+
+    def wait(self) -> bytes:
+        """The bytes copied (waits for the copy; the buffer goes back to the device's list)."""
+        buf, self._buf = self._buf, None
+        try:
+            libcuda.check(libcuda.lib().cuEventSynchronize(buf[2]), "waiting for a copy to the host")
+            return ctypes.string_at(buf[0], self._nbytes)
+        finally:
+            self._ctx.staging.append(buf)
 
 
 def wait_stream(stream=None) -> None:

@@ -62,6 +62,8 @@ class Emitter:
                 if a.dtype != want:
                     raise TypeError(f"{node.op}: argument of dtype {a.dtype} given to a {want} loop")
             expr = op.render(loop, [self.emit(a) for a in node.args])
+            if node.dtype == np.float16:    # computed in float; NumPy rounds each result to half
+                expr = f"gpunb::load(gpunb::store<gpunb::half>({expr}))"
         else:
             raise TypeError(f"unknown IR node {node!r}")
         name = f"v{len(self.names)}"

@@ -19,8 +19,10 @@ histograms, quantiles):
 Plans (:mod:`.plan`): a segment of at most one block's tile is sorted by one block in shared
 memory (one launch: small arrays, and short rows, one block per row); a longer array by CUB's
 onesweep passes: zero the bins, one histogram pass over the keys, one scan of the histograms,
-then one pass per 8-bit digit (in portions of at most 2^28 items); argsort's first pass
-generates the positions (int32 ones, widened at the end: ``NARROW_ARGSORT``). Rows longer than
+then one pass per 8-bit digit (in portions of at most 2^28 items; from ``SKIP_PASSES_MIN``
+keys on, the histograms are read back while the first pass runs and a later pass whose digit
+is the same in every key is skipped, so the result may end in the scratch buffers, which
+``_sort`` returns); argsort's first pass generates the positions (int32 ones, widened at the end: ``NARROW_ARGSORT``). Rows longer than
 a tile: keys of at most 4 bytes by one flat sort of (row, key) composites (``COMPOSITE_ROWS``),
 others (and argsort) by one stable sort of (key, flat position) over all rows, a stable sort
 of the positions by row (one or two passes of a few bits), then a gather.
@@ -36,6 +38,7 @@ import numpy as np
 
 from ... import memo
 from ...ndarray import ndarray
+from ...runtime import memory
 from .. import loader
 from ..execute import Step, execute
 from . import codegen as cg
@@ -49,6 +52,10 @@ COMPOSITE_ROWS = True
 # argsort of an array longer than a block: the digit passes carry int32 positions (8 bytes
 # per key and pass less than int64 ones for 4-byte keys), widened to int64 at the end.
 NARROW_ARGSORT = True
+# Sorts of at least this many keys read the digit histograms back while their first pass runs
+# and skip the later passes whose digit is the same in every key: int64 keys below 2^20 take
+# 3 passes instead of 8. Smaller sorts, and graph captures, run every pass.
+SKIP_PASSES_MIN = 1 << 20
 _kernels = memo.table("sort.kernels")    # (key dtype, value dtype or None, descending) -> its IR
 _block_steps = memo.table("sort.block_steps")     # one-block sorts' launches, by kernel and size
 _vp, _i64, _int, _null = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_void_p(0)
@@ -93,7 +100,8 @@ def sort_flat(keys: ndarray, values: ndarray | None = None, descending: bool = F
     out_v = ndarray._empty((n,), values.dtype) if values is not None else None
     if n:
         k = kernel_for(keys.dtype, values.dtype if values is not None else None, descending)
-        _sort(k, _load(k), keys, out_k, values, out_v, n, 0, cg.key_bits(keys.dtype), False)
+        out_k, out_v = _sort(k, _load(k), keys, out_k, values, out_v, n, 0,
+                             cg.key_bits(keys.dtype), False)
     return out_k, out_v
 
 
@@ -109,17 +117,18 @@ def argsort_flat(keys: ndarray, descending: bool = False) -> ndarray:
             k = kernel_for(keys.dtype, _I32, descending)
             lk = _load(k)
             pos = ndarray._empty((n,), _I32)
-            _sort(k, lk, keys, out_k, None, pos, n, 0, cg.key_bits(keys.dtype), True)
+            pos = _sort(k, lk, keys, out_k, None, pos, n, 0, cg.key_bits(keys.dtype), True)[1]
             execute((Step(lk.functions[k.name + "_widen"], (_grid_stride(lk, n),), (cg.THREADS,),
                           (0, 1, _i64(n))),), [_p(pos), _p(out_v)])
         else:
-            _sort(k, _load(k), keys, out_k, None, out_v, n, 0, cg.key_bits(keys.dtype), True)
+            out_v = _sort(k, _load(k), keys, out_k, None, out_v, n, 0, cg.key_bits(keys.dtype), True)[1]
     return out_v
 
 
-def _sort(k, lk, keys, out_k, values, out_v, n: int, begin: int, end: int, iota: bool) -> None:
+def _sort(k, lk, keys, out_k, values, out_v, n: int, begin: int, end: int, iota: bool):
     """Sort ``n`` keys (bits ``begin`` to ``end``) into ``out_k`` (and values into ``out_v``;
-    ``iota``: the values are 0..n-1, generated)."""
+    ``iota``: the values are 0..n-1, generated). Returns the arrays holding the result:
+    ``(out_k, out_v)``, or, when passes were skipped, possibly a scratch pair like them."""
     f, name = lk.functions, k.name
     if n <= k.block_tile and not k.descending:          # one block, one launch
         spec = (name, n, iota, begin, end, lk.sm_count)
@@ -135,7 +144,7 @@ def _sort(k, lk, keys, out_k, values, out_v, n: int, begin: int, end: int, iota:
         else:
             step = step[0]
         execute((step,), [_p(keys), _p(out_k), _p(values), _p(out_v)])
-        return
+        return out_k, out_v
     if iota and not k.iota:
         values = ndarray._empty((n,), _I64)
         execute((Step(f[name + "_iota"], (_grid_stride(lk, n),), (cg.THREADS,), (0, _i64(n))),),
@@ -146,23 +155,27 @@ def _sort(k, lk, keys, out_k, values, out_v, n: int, begin: int, end: int, iota:
     base = temp.data.ptr
     bins, ctrs, lookback = base, base + p.ctrs_offset, base + p.lookback_offset
     pairs = out_v is not None      # iota: the first pass generates the values
-    # ping-pong so that the last pass writes the outputs
-    tmp_k = ndarray._empty((n,), out_k.dtype) if p.passes > 1 else None
-    tmp_v = ndarray._empty((n,), out_v.dtype) if pairs and p.passes > 1 else None
-    ksize = out_k.dtype.itemsize
-    vsize = out_v.dtype.itemsize if pairs else 0
     hist_blocks = lk.sm_count * _hist_occupancy(lk, name)
     steps = [Step(f[name + "_zero"], (_grid_stride(lk, p.zero_words),), (cg.THREADS,),
                   (_vp(bins), _i64(p.zero_words))),
              Step(f[name + "_hist"], (hist_blocks,), (cg.HIST_THREADS,),
-                  (_vp(bins), 0, _i64(n), _int(begin), _int(end))),
-             Step(f[name + "_scan"], (p.passes,), (cg.SCAN_THREADS,), (_vp(bins),))]
+                  (_vp(bins), 0, _i64(n), _int(begin), _int(end)))]
+    readback = None
+    if n >= SKIP_PASSES_MIN and p.passes > 1 and not memory.get_default_memory_pool()._capturing:
+        execute(steps, [_p(keys)])
+        readback = memory.Readback(bins, p.passes * p.digits * 8)
+        steps = []
+    steps.append(Step(f[name + "_scan"], (p.passes,), (cg.SCAN_THREADS,), (_vp(bins),)))
+    bufs_k = [out_k, ndarray._empty((n,), out_k.dtype) if p.passes > 1 else None]
+    bufs_v = [out_v, ndarray._empty((n,), out_v.dtype) if pairs and p.passes > 1 else None]
+    # without skipping, ping-pong so that the last pass writes the outputs
+    at = 0 if readback is not None else (p.passes - 1) % 2
     src_k, src_v = keys.data.ptr, values.data.ptr if pairs and not iota else 0
-    threads = k.onesweep[0]
-    for pas in range(p.passes):
-        last = (p.passes - 1 - pas) % 2 == 0
-        dst_k = out_k.data.ptr if last else tmp_k.data.ptr
-        dst_v = (out_v.data.ptr if last else tmp_v.data.ptr) if pairs else 0
+
+    def sweep(i: int, pas: int):
+        nonlocal src_k, src_v
+        dst_k = bufs_k[at].data.ptr
+        dst_v = bufs_v[at].data.ptr if pairs else 0
         bit = begin + pas * cg.RADIX_BITS
         nbits = min(cg.RADIX_BITS, end - bit)
         for portion in range(p.portions):
@@ -174,16 +187,46 @@ def _sort(k, lk, keys, out_k, values, out_v, n: int, begin: int, end: int, iota:
                    if portion < p.portions - 1 else 0)
             steps.append(Step(f[name + "_zero"], (_grid_stride(lk, words),), (cg.THREADS,),
                               (_vp(lookback), _i64(words))))
-            first = iota and pas == 0     # values "pointer": the portion's first position
-            steps.append(Step(f[name + ("_onesweep_iota" if first else "_onesweep")], (blocks,), (threads,), (
+            first = iota and i == 0     # values "pointer": the portion's first position
+            steps.append(Step(f[name + ("_onesweep_iota" if first else "_onesweep")], (blocks,),
+                              (k.onesweep[0],), (
                 _vp(lookback), _vp(ctrs + (portion * p.passes + pas) * 4), _vp(nxt),
                 _vp(bins + (portion * p.passes + pas) * p.digits * 8),
                 _vp(dst_k), _vp(src_k + start * ksize), _vp(dst_v),
                 _vp(src_v + start * vsize if pairs else 0),
                 _int(count), _int(bit), _int(nbits))))
         src_k, src_v = dst_k, dst_v
-    execute(steps, [_p(keys)])
-    del temp, tmp_k, tmp_v, values
+
+    ksize = out_k.dtype.itemsize
+    vsize = out_v.dtype.itemsize if pairs else 0
+    sweep(0, 0)
+    if readback is None:
+        for pas in range(1, p.passes):
+            at ^= 1
+            sweep(pas, pas)
+        execute(steps, [_p(keys)])
+    else:
+        # the first pass runs while the histograms come back; then only the passes whose
+        # digit differs between keys (a pass with one digit moves nothing)
+        execute(steps, [_p(keys)])
+        counts = np.frombuffer(readback.wait(), _U64).reshape(p.passes, p.digits).astype(np.int64)
+        steps = []
+        for i, pas in enumerate([q for q in range(1, p.passes) if _moves(counts[q], n, begin, end, q)]):
+            at ^= 1
+            sweep(i + 1, pas)
+        execute(steps, [_p(keys)])
+    del temp, values
+    return bufs_k[at], bufs_v[at]
+
+
+def _moves(counts: np.ndarray, n: int, begin: int, end: int, pas: int) -> bool:
+    """Whether the digit pass ``pas`` with histogram ``counts`` reorders anything: not when
+    one digit holds all ``n`` keys. CUB's histogram also counts the last tile's padding, at
+    the largest digit (its padding key is the largest bit-ordered key), left out here."""
+    nbits = min(cg.RADIX_BITS, end - begin - pas * cg.RADIX_BITS)
+    real = counts.copy()
+    real[(1 << nbits) - 1] -= int(counts.sum()) - n
+    return int(real.max()) != n
 
 
 _hist_occ = memo.table("sort.hist_occupancy")
@@ -235,8 +278,8 @@ def sort_rows(keys: ndarray, want_keys: bool = True, want_positions: bool = Fals
         g = _grid_stride(lkc, n)
         execute((Step(lkc.functions[kc.name + "_compose"], (g,), (cg.THREADS,), (0, 1, _i64(n), _i64(L))),),
                 [_p(flat), _p(comp)])
-        _sort(kc, lkc, comp, done, None, None, n, 0,
-              cg.key_bits(keys.dtype) + max(1, (rows - 1).bit_length()), False)
+        done = _sort(kc, lkc, comp, done, None, None, n, 0,
+                     cg.key_bits(keys.dtype) + max(1, (rows - 1).bit_length()), False)[0]
         execute((Step(lkc.functions[kc.name + "_extract"], (g,), (cg.THREADS,), (0, 1, _i64(n))),),
                 [_p(done), _p(out_k)])
         return out_k, out_p
@@ -252,7 +295,7 @@ def sort_rows(keys: ndarray, want_keys: bool = True, want_positions: bool = Fals
     lkr = _load(kr)
     row_sorted = ndarray._empty((n,), _I32)
     pos2 = ndarray._empty((n,), _I64)
-    _sort(kr, lkr, row, row_sorted, pos, pos2, n, 0, max(1, (rows - 1).bit_length()), False)
+    pos2 = _sort(kr, lkr, row, row_sorted, pos, pos2, n, 0, max(1, (rows - 1).bit_length()), False)[1]
     execute((Step(lkp.functions[kp.name + "_gather"], (g,), (cg.THREADS,), (0, 1, 2, 3, _i64(n), _i64(L))),),
             [_p(flat), _p(pos2), _p(out_k), _p(out_p)])
     return out_k, out_p
@@ -268,8 +311,7 @@ def _pairs_with_iota(flat: ndarray, k=None, lk=None):
         lk = _load(k)
     out_k = ndarray._empty((n,), flat.dtype)
     out_v = ndarray._empty((n,), _I64)
-    _sort(k, lk, flat, out_k, None, out_v, n, 0, cg.key_bits(flat.dtype), True)
-    return out_k, out_v
+    return _sort(k, lk, flat, out_k, None, out_v, n, 0, cg.key_bits(flat.dtype), True)
 
 
 # ---- gathers and lexsort ---------------------------------------------------------------------------
@@ -315,5 +357,5 @@ def lexsort_rows(keys: list, L: int) -> ndarray:
                   (0, 1, _i64(n), _i64(L))),), [_p(perm), _p(row)])
     kr = kernel_for(_I32, _I64)
     row_sorted, perm2 = ndarray._empty((n,), _I32), ndarray._empty((n,), _I64)
-    _sort(kr, _load(kr), row, row_sorted, perm, perm2, n, 0, max(1, (rows - 1).bit_length()), False)
+    perm2 = _sort(kr, _load(kr), row, row_sorted, perm, perm2, n, 0, max(1, (rows - 1).bit_length()), False)[1]
     return _positions_in_rows(lkp, kp, perm2, L)
