@@ -22,10 +22,11 @@ onesweep passes: zero the bins, one histogram pass over the keys, one scan of th
 then one pass per 8-bit digit (in portions of at most 2^28 items; from ``SKIP_PASSES_MIN``
 keys on, the histograms are read back while the first pass runs and a later pass whose digit
 is the same in every key is skipped, so the result may end in the scratch buffers, which
-``_sort`` returns); argsort's first pass generates the positions (int32 ones, widened at the end: ``NARROW_ARGSORT``). Rows longer than
-a tile: keys of at most 4 bytes by one flat sort of (row, key) composites (``COMPOSITE_ROWS``),
-others (and argsort) by one stable sort of (key, flat position) over all rows, a stable sort
-of the positions by row (one or two passes of a few bits), then a gather.
+``_sort`` returns); argsort's first pass generates the positions (int32 ones, widened at the
+end: ``NARROW_ARGSORT``). Rows longer than a tile: keys of at most 4 bytes by one flat sort
+of (row, key) composites (``COMPOSITE_ROWS``), others (and argsort) by one stable sort of
+(key, flat position) over all rows, a stable sort of the positions by row (one or two passes
+of a few bits), then a gather.
 
 Inputs to these calls must be on the GPU; a non-contiguous one is copied first.
 """
