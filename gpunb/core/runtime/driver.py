@@ -312,6 +312,7 @@ def reset_contexts() -> None:
             for key, module in ctx.modules.items():
                 if key[0] == "cubin":       # libcuda's modules (cuda.core unloads its own)
                     libcuda.unload_module(module, ctx.handle)
+            libcuda.free_staging(ctx.staging, ctx.handle)
         _contexts.clear()
         active = None
 

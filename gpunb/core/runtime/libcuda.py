@@ -62,6 +62,8 @@ _SIGNATURES = {
     "cuEventCreate": [ctypes.POINTER(_p), _u],
     "cuEventRecord": [_p, _p],
     "cuEventSynchronize": [_p],
+    "cuMemFreeHost": [_p],
+    "cuEventDestroy_v2": [_p],
     "cuGetErrorName": [_i, ctypes.POINTER(ctypes.c_char_p)],
 }
 
@@ -173,6 +175,18 @@ def load_module(cubin: bytes) -> int:
     module = _p()
     check(lib().cuModuleLoadData(ctypes.byref(module), cubin), "loading a kernel module")
     return module.value
+
+
+def free_staging(buffers: list, ctx: int) -> None:
+    """Free page-locked buffers and their events, ``(host pointer, size, event)`` each."""
+    if not buffers:
+        return
+    d = lib()
+    if not d.cuCtxSetCurrent(ctx):
+        for host, _size, event in buffers:
+            d.cuEventDestroy_v2(event)
+            d.cuMemFreeHost(host)
+    buffers.clear()
 
 
 def unload_module(module: int, ctx: int) -> None:
