@@ -123,7 +123,7 @@ def test_histogram_weight_shape_error():
     (0.5, dict(weights=True)),
 ])
 def test_quantile_errors(func, q, kw):
-    if func.startswith("nan") and (kw.get("weights") or q == [[[0.5]]]):
+    if func.startswith("nan") and q == [[[0.5]]]:
         pytest.skip("checked on the full forms")
     if "percentile" in func and isinstance(q, float):
         q = q * 100
@@ -132,6 +132,70 @@ def test_quantile_errors(func, q, kw):
         gkw["weights"], nkw["weights"] = fake((5,)), np.ones(5)
     _raises_like(lambda: getattr(gp, func)(fake((5,)), q, **gkw),
                  lambda: getattr(np, func)(np.ones(5), q, **nkw))
+
+
+@pytest.mark.parametrize("nan", [False, True])
+def test_weighted_inverted_cdf_rows_on_numpy(nan):
+    """The weighted quantile along rows is written against an array namespace: run on NumPy
+    it gives numpy.quantile's / nanquantile's results and errors (ties, zero weights, NaN,
+    all-NaN rows, float32 q)."""
+    import warnings
+
+    from gpunb._statistics.quantiles import inverted_cdf_rows, nan_inverted_cdf_rows
+
+    r = np.random.default_rng(5)
+    qs = [np.float64(0.3), np.array([0.0, 0.5, 1.0]), np.array([0.25, 0.75], np.float32),
+          np.float64(1.0), np.float64(0.0)]
+    fn = np.nanquantile if nan else np.quantile
+    checked = errors = 0
+    for _ in range(200):
+        shape = tuple(int(v) for v in r.integers(1, 6, r.integers(1, 4)))
+        x = np.round(r.standard_normal(shape) * 2).astype(str(r.choice(["float32", "float64", "int16"])))
+        if x.dtype.kind == "f" and r.random() < 0.5:
+            x[r.random(shape) < 0.3] = np.nan
+        w = r.random(shape) * (r.random(shape) < 0.7)
+        if r.random() < 0.7:
+            w = np.where(w.sum(-1, keepdims=True) == 0, 1.0, w)
+        q = np.asarray(qs[r.integers(len(qs))])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                want = fn(x, q, axis=-1, method="inverted_cdf", weights=w)
+            except ValueError as e:
+                with pytest.raises(ValueError, match=str(e)):
+                    nan_inverted_cdf_rows(np, x, w, q) if nan else inverted_cdf_rows(np, x, w, q)
+                errors += 1
+                continue
+            got = nan_inverted_cdf_rows(np, x, w, q)[0] if nan else inverted_cdf_rows(np, x, w, q)
+        assert got.dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)
+        checked += 1
+    assert checked > 100 and errors > 5
+
+
+@pytest.mark.parametrize("shape, wshape, axis", [
+    ((4, 5), (5,), 1), ((4, 5), (4,), 0), ((2, 3, 4), (4, 2), (2, 0)), ((4, 5), (5,), None),
+    ((4, 5), (4,), 1), ((4, 5), (4, 5), None),
+])
+def test_weights_shapes(shape, wshape, axis):
+    """Weights of the data's shape, or of its axes' shape in the axes' order (NumPy's
+    ``_weights_are_valid``): broadcast the same way, or NumPy's error."""
+    from numpy.lib._function_base_impl import _weights_are_valid
+
+    from gpunb._statistics.quantiles import _weights
+
+    x = np.ones(shape)
+    try:
+        want = np.broadcast_to(_weights_are_valid(np.ones(wshape), x, None if axis is None else
+                                                  np.lib.array_utils.normalize_axis_tuple(axis, x.ndim)),
+                               shape)
+    except Exception:
+        _raises_like(lambda: _weights(fake(shape, "float64"), fake(wshape, "float64"), axis),
+                     lambda: np.quantile(x, 0.5, axis=axis, method="inverted_cdf",
+                                         weights=np.ones(wshape)))
+        return
+    got = _weights(fake(shape, "float64"), fake(wshape, "float64"), axis)
+    assert got.shape == want.shape and got.strides == want.strides
 
 
 def test_quantile_of_complex_is_a_type_error():
@@ -307,6 +371,41 @@ def test_weighted_quantile():
     for q in (0.0, 0.3, 1.0, [0.1, 0.9]):
         same(gp.quantile(gp.asarray(x), q, method="inverted_cdf", weights=gp.asarray(w)),
              np.asarray(np.quantile(x, q, method="inverted_cdf", weights=w)))
+
+
+@gpu
+@pytest.mark.parametrize("func", ["quantile", "percentile", "nanquantile", "nanpercentile"])
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64"])
+def test_weighted_quantiles_along_axes(func, dt):
+    """Weights with ``axis`` (the data's shape or the axes' shape), keepdims, ``out``, NaN
+    (propagated, or ignored by the nan-forms with an all-NaN row's warning)."""
+    x = np.round(rng.standard_normal((6, 40, 3)) * 3).astype(dt)
+    if dt != "int64":
+        x[1, ::7, 0] = np.nan
+        if func.startswith("nan"):
+            x[2, :, 1] = np.nan
+    w = rng.random(x.shape) * (rng.random(x.shape) < 0.8)
+    w[..., 2] += 0.5
+    q = [0.1, 0.5, 1.0] if "quantile" in func else [10, 50, 100]
+    gx, gw = gp.asarray(x), gp.asarray(w)
+    for axis, wh in ((1, w), (-1, w), (None, w), (1, w[0, :, 0]), ((0, 1), w[:, :, 0]),
+                     ((1, 0), w[:, :, 0].T)):
+        for qq in (q, q[1]):
+            kw = dict(axis=axis, method="inverted_cdf")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                want = getattr(np, func)(x, qq, weights=wh, **kw)
+            nw = sum("All-NaN" in str(c.message) for c in caught)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                got = getattr(gp, func)(gx, qq, weights=gp.asarray(wh), **kw)
+            assert sum("All-NaN" in str(c.message) for c in caught) == bool(nw)
+            same(got, np.asarray(want))
+    want = getattr(np, func)(x, q, axis=1, method="inverted_cdf", weights=w, keepdims=True)
+    out = gp.empty(want.shape, want.dtype)
+    r = getattr(gp, func)(gx, q, axis=1, method="inverted_cdf", weights=gw, keepdims=True, out=out)
+    assert r is out
+    same(out, want)
 
 
 @gpu

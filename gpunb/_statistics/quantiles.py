@@ -8,7 +8,9 @@ results and dtypes are NumPy's.
 A reduction of the whole array to one or two ranks (``median``, a scalar ``q``) does not
 sort: a radix select (:func:`gpunb.core.kernels.search.run.select2`, three passes over
 float32 data, nothing read back) finds both order statistics. Reductions along an axis sort
-the rows (:func:`gpunb.sort`) and gather the ranks.
+the rows (:func:`gpunb.sort`) and gather the ranks. Weights (``method='inverted_cdf'``, the
+full and NaN-ignoring forms) follow NumPy's weighted steps on every row at once
+(:func:`inverted_cdf_rows`, written against an array namespace: the CPU tests run it on NumPy).
 """
 
 from __future__ import annotations
@@ -149,7 +151,7 @@ def _quantile(x: ndarray, q: np.ndarray, axis, out, method, keepdims, weak_q, we
     if K == 0:
         raise IndexError("index -1 is out of bounds for axis 0 with size 0")
     if weights is not None:
-        return _weighted(x2, q, weights, R, out, keepdims, kept)
+        return _weighted(x2, q, weights, R, out, keepdims, kept, axis)
     vi = np.asanyarray(props["get_virtual_index"](K, q))
     integral = props["fix_gamma"] is None or (method == "linear" and vi.dtype.kind in "iu")
     if integral:
@@ -169,11 +171,14 @@ def _quantile(x: ndarray, q: np.ndarray, axis, out, method, keepdims, weak_q, we
     return _finish(result, last, out, keepdims, q.shape, kept)
 
 
-def _weighted(x2, q, weights, R, out, keepdims, kept):
-    """``method='inverted_cdf'`` with weights, along the last axis of one row (1-D)."""
+def _weighted(x2, q, weights, R, out, keepdims, kept, axis):
+    """``method='inverted_cdf'`` with weights (``weights`` of ``x``'s shape, broadcast):
+    one row by a binary search in its CDF, rows by :func:`inverted_cdf_rows`."""
     if R:
-        raise NotImplementedError("gpunb.quantile: weights with an axis other than a full "
-                                  "reduction of 1-D data are not supported yet")
+        import gpunb
+
+        w2 = _rows(weights, axis)[0]
+        return _finish(inverted_cdf_rows(gpunb, x2, w2, q), None, out, keepdims, q.shape, kept)
     from .._sorting.bisect import searchsorted
     from .._sorting.sort import argsort
     from ..core.kernels.scan.run import scan
@@ -198,6 +203,49 @@ def _weighted(x2, q, weights, R, out, keepdims, kept):
     return _finish(result, last, out, keepdims, q.shape, kept)
 
 
+def inverted_cdf_rows(xp, x2, w2, q: np.ndarray, nan_last: bool = True):
+    """NumPy's weighted ``inverted_cdf`` quantiles along the last axis of ``x2`` (shape
+    ``R + (K,)``, ``K > 0``) with weights ``w2`` of its shape: an array of shape
+    ``q.shape + R``. NumPy's steps row by row (a stable sort; the weights' float64 CDF
+    normalized by its last value; ``q``'s float dtype; leading zeros of the CDF set to -1;
+    the first position whose CDF reaches ``q``), where NumPy's per-row ``searchsorted`` is
+    the count of CDF values below ``q``; NaN where a row's last sorted value is NaN when
+    ``nan_last``. ``xp`` is gpunb or NumPy (the CPU tests run it on NumPy)."""
+    K = x2.shape[-1]
+    order = xp.argsort(x2, axis=-1, kind="stable")
+    xs = xp.take_along_axis(x2, order, axis=-1)
+    cdf = xp.cumsum(xp.take_along_axis(w2, order, axis=-1), axis=-1, dtype=np.float64)
+    cdf = cdf / cdf[..., -1:]
+    if bool(xp.any(xp.isnan(cdf[..., -1]))):
+        raise ValueError("Weights included NaN, inf or were all zero.")
+    if q.dtype.kind == "f":
+        cdf = cdf.astype(q.dtype)
+    cdf = xp.where(cdf == 0, -1, cdf)
+    cols = []
+    for qi in q.reshape(-1):
+        idx = xp.minimum(xp.sum(cdf < qi, axis=-1), K - 1)
+        cols.append(xp.take_along_axis(xs, idx[..., None], axis=-1)[..., 0])
+    res = xp.reshape(xp.stack(cols, axis=0), q.shape + x2.shape[:-1])
+    if nan_last and x2.dtype.kind == "f":
+        last = xs[..., -1]
+        res = xp.where(xp.isnan(last), last, res)
+    return res
+
+
+def nan_inverted_cdf_rows(xp, x2, w2, q: np.ndarray):
+    """:func:`inverted_cdf_rows` ignoring NaN (numpy.nanquantile with weights): a NaN weighs
+    nothing and sorts last; an all-NaN row gives NaN. ``(result, any row all NaN)``."""
+    if x2.dtype.kind != "f":
+        return inverted_cdf_rows(xp, x2, w2, q), False
+    isnan = xp.isnan(x2)
+    w2 = xp.where(isnan, 0, w2)
+    empty = xp.all(isnan, axis=-1)
+    if not bool(xp.any(empty)):
+        return inverted_cdf_rows(xp, x2, w2, q, False), False
+    res = inverted_cdf_rows(xp, x2, xp.where(empty[..., None], 1, w2), q, False)
+    return xp.where(empty, xp.asarray(np.nan, dtype=res.dtype), res), True
+
+
 def _check_q(q, func: str, scale: float):
     g = args.as_gpu(q, "q") if not isinstance(q, np.ndarray) else None
     weak = type(q) in (int, float)
@@ -220,13 +268,28 @@ def _prepare(a, q, method, interpolation, weights, func, scale, axis):
     if weights is not None:
         if method != "inverted_cdf":
             raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
-        w = args.array(weights, func)
-        if w.shape != x.shape:
-            raise ValueError("Shape of weights must be consistent with shape of a along "
-                             "specified axis.")
+        w = _weights(x, args.array(weights, func), axis)
         if bool(_uf("less")(w, 0).any().get()):
             raise ValueError("Weights must be non-negative.")
     return x, qa, weak, method, w
+
+
+def _weights(x: ndarray, w: ndarray, axis) -> ndarray:
+    """NumPy's ``_weights_are_valid``: ``w`` of ``x``'s shape, or of the shape of ``x``'s
+    ``axis`` (in that order), broadcast along them."""
+    if w.shape == x.shape:
+        return w
+    if axis is None:
+        raise TypeError("Axis must be specified when shapes of a and weights differ.")
+    axes = args.axis_list(axis, x.ndim, "axis")
+    if w.shape != tuple(x.shape[ax] for ax in axes):
+        raise ValueError("Shape of weights must be consistent with shape of a along "
+                         "specified axis.")
+    from .._manipulation.dims import broadcast_to
+
+    w = w.transpose(tuple(int(i) for i in np.argsort(axes)))
+    return broadcast_to(w.reshape(tuple(s if d in axes else 1 for d, s in enumerate(x.shape))),
+                        x.shape)
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
@@ -307,7 +370,7 @@ def _nanform(func, a, q, axis, out, method, keepdims, weights, interpolation, sc
     qa, weak = _check_q(q, func, scale)
     _method(method)
     if weights is not None:
-        raise NotImplementedError(f"gpunb.{func}: weights are not supported yet")
+        return _nan_weighted(x, qa, weights, axis, out, method, keepdims, func)
     kept = (1,) * x.ndim
     v = _drop_nan(x, axis, func)
     if v is None:
@@ -317,6 +380,32 @@ def _nanform(func, a, q, axis, out, method, keepdims, weights, interpolation, sc
     res = _quantile(v, qa, None, None, method, False, weak)
     if keepdims:
         res = res.reshape(qa.shape + kept)
+    if out is not None:
+        _assign(args.out_array(out, func), res)
+        return out
+    return res
+
+
+def _nan_weighted(x, qa, weights, axis, out, method, keepdims, func):
+    import gpunb
+
+    if method != "inverted_cdf":
+        raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
+    if qa.ndim > 2:
+        raise ValueError("q must be a scalar or 1d")
+    w = _weights(x, args.array(weights, func), axis)
+    if bool(_uf("less")(w, 0).any().get()):
+        raise ValueError("Weights must be non-negative.")
+    x2, R, kept = _rows(x, axis)
+    if x2.shape[-1] == 0:
+        raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+    res, empty = nan_inverted_cdf_rows(gpunb, x2, _rows(w, axis)[0], qa)
+    if empty:
+        import warnings
+
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+    if keepdims:
+        res = res.reshape(tuple(qa.shape) + kept)
     if out is not None:
         _assign(args.out_array(out, func), res)
         return out
