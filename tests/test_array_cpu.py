@@ -1,5 +1,7 @@
 """Array API pieces that need no GPU."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -69,3 +71,48 @@ def test_unsupported_numpy_function_is_refused_not_copied():
     a = ndarray._view(MemoryPointer(0x10000), (3,), (8,), np.dtype(np.float64), None)
     with pytest.raises(TypeError, match="numpy.packbits is not supported on gpunb arrays"):
         np.packbits(a)      # (numpy.concatenate, then numpy.sort, were the example until gpunb had them)
+
+
+@pytest.mark.parametrize("dt, new", [("float32", "uint32"), ("int16", "int8"), ("uint8", "float32"),
+                                     ("complex64", "float32"), ("float64", "complex128"),
+                                     ("int64", "uint16"), ("bool", "uint8"), ("uint8", "float16")])
+@pytest.mark.parametrize("index", [(), (slice(None), slice(0, 4)), (slice(None), slice(None, None, 2)),
+                                   (slice(None, None, -1),), (0,), (slice(None), slice(1, 2)),
+                                   (slice(0, 0),), (1, 2), (slice(None), slice(1, 5))])
+def test_view_as_another_dtype_follows_numpy(dt, new, index):
+    """``x.view(dtype)``: NumPy's shape and strides (the last axis, contiguous, changes
+    length), or NumPy's error; a start or stride the new item size does not divide (which a
+    GPU load could not read) is refused with an error naming the alignment."""
+    from tests.data import fake
+
+    h = np.zeros((3, 8), dt)[index]
+    g = fake((3, 8), dt)[index]
+    try:
+        want = h.view(new)
+    except ValueError as e:
+        with pytest.raises(ValueError, match=re.escape(str(e))):
+            g.view(new)
+        return
+    ok = (g.data.ptr % np.dtype(new).itemsize == 0 and
+          all(s % np.dtype(new).itemsize == 0 for n, s in zip(want.shape, want.strides) if n > 1))
+    if not ok and want.size:
+        with pytest.raises(ValueError, match="multiples of"):
+            g.view(new)
+        return
+    v = g.view(new)
+    assert (v.shape, v.strides, v.dtype) == (want.shape, want.strides, want.dtype)
+    assert v.data.ptr == g.data.ptr and v.base is g.base
+
+
+def test_view_type_and_errors():
+    from tests.data import fake
+
+    g = fake((4,), "float32")
+    assert g.view(gp.ndarray).dtype == g.dtype and g.view(type=gp.ndarray).shape == (4,)
+    assert g.view("int32", gp.ndarray).dtype == np.int32
+    with pytest.raises(TypeError, match="subclasses"):
+        g.view(type=np.ndarray)
+    with pytest.raises(ValueError, match="0d array"):
+        fake((), "float32").view("float64")
+    with pytest.raises(TypeError):
+        g.view("U4")

@@ -324,3 +324,30 @@ def test_worker_threads_get_the_context():
         np.testing.assert_array_equal(s, x + (x + i))
         assert total == pytest.approx(float((x + i).sum(dtype=np.float64)), rel=1e-6)
         np.testing.assert_array_equal(twice, 2 * (x + i))
+
+
+@pytest.mark.parametrize("dt, new", [("float32", "uint32"), ("int16", "int8"), ("uint8", "float32"),
+                                     ("complex64", "float32"), ("float64", "complex128"),
+                                     ("float16", "uint16"), ("uint8", "bool")])
+def test_view_as_another_dtype_reads_and_writes_the_same_bytes(dt, new):
+    """``x.view(dtype)`` reinterprets the bytes as NumPy's view does, on a non-contiguous
+    array too, and a write through the view changes the original."""
+    h = np.random.default_rng(3).integers(0, 2 if new == "bool" else 255, (6, 16), dtype=np.uint8)
+    h = h.view(dt)
+    g = gp.asarray(h)
+    for index in ((), (slice(None, None, 2),), (slice(None), slice(0, h.shape[1] // 2))):
+        try:
+            want = h[index].view(new)
+        except ValueError as e:
+            with pytest.raises(ValueError, match="divisor"):
+                g[index].view(new)
+            assert "divisor" in str(e)
+            continue
+        got = g[index].view(new)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get().view(np.uint8), want.view(np.uint8))
+    v = g.view(new)
+    v[1] = 0
+    h2 = h.copy()
+    h2.view(new)[1] = 0
+    np.testing.assert_array_equal(g.get().view(np.uint8), h2.view(np.uint8))

@@ -345,6 +345,31 @@ def reshape(shape, strides, itemsize, new_shape, order="C"):
 
 # -- axes -------------------------------------------------------------------------------------
 
+def view_as(shape, strides, itemsize, new_itemsize):
+    """``(shape, strides)`` of a view of the same bytes as items of ``new_itemsize`` bytes
+    (NumPy's ``ndarray.view(dtype)``: the last axis changes length, and must be contiguous,
+    with its bytes a multiple of the new size when that is larger)."""
+    if new_itemsize == itemsize:
+        return shape, strides
+    if not shape:
+        raise ValueError("Changing the dtype of a 0d array is only supported if the itemsize "
+                         "is unchanged")
+    if shape[-1] != 1 and math.prod(shape) != 0 and strides[-1] != itemsize:
+        raise ValueError("To change to a dtype of a different size, the last axis must be "
+                         "contiguous")
+    if new_itemsize < itemsize:
+        if itemsize % new_itemsize:
+            raise ValueError("When changing to a smaller dtype, its size must be a divisor of "
+                             "the size of original dtype")
+        last = shape[-1] * (itemsize // new_itemsize)
+    else:
+        if shape[-1] * itemsize % new_itemsize:
+            raise ValueError("When changing to a larger dtype, its size must be a divisor of "
+                             "the total size in bytes of the last axis of the array.")
+        last = shape[-1] * itemsize // new_itemsize
+    return shape[:-1] + (last,), strides[:-1] + (new_itemsize,)
+
+
 def normalize_axis(axis, ndim, msg_prefix=None):
     """``axis`` in ``range(ndim)``, negative axes counting from the end; NumPy's ``AxisError``
     ("axis 2 is out of bounds for array of dimension 2", after ``msg_prefix: ``) if out of it."""

@@ -11,6 +11,7 @@ the explicit ways out.
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
@@ -317,10 +318,28 @@ class ndarray:
         shape = layout.new_shape(shape)
         return self._derive(shape, layout.broadcast_to(self._shape, self._strides, shape))
 
-    def view(self, dtype=None) -> "ndarray":
-        if dtype is None or np.dtype(dtype) == self._dtype:
+    def view(self, dtype=None, type=None) -> "ndarray":
+        """A new array object over the same memory (ndarray.view): ``dtype`` reinterprets the
+        bytes, NumPy's rules for another item size (the last axis, contiguous, changes
+        length). ``type`` (or a class as ``dtype``) may only be gpunb's ndarray."""
+        for t in (dtype, type):
+            if isinstance(t, builtins.type) and issubclass(t, ndarray):
+                dtype = None if t is dtype else dtype
+            elif t is not None and t is type:
+                raise TypeError(f"gpunb arrays have no subclasses to view as: {t!r}")
+        if dtype is None:
             return self._derive(self._shape, self._strides)
-        raise NotImplementedError("views with another dtype are not supported yet")
+        dt = dtypes.check(dtype)
+        shape, strides = layout.view_as(self._shape, self._strides, self._dtype.itemsize, dt.itemsize)
+        # a GPU load of an item needs the item's size as alignment (gpunb's complex and half
+        # types are aligned so); a misaligned load ends the context
+        need = dt.itemsize
+        if math.prod(shape) and (self._data.ptr % need or any(
+                st % need for n, st in zip(shape, strides) if n > 1)):
+            raise ValueError(f"gpunb: a view as {dt} needs its start and strides to be multiples "
+                             f"of {need} bytes (this one starts {self._data.ptr % 256} bytes past "
+                             f"a 256-byte boundary, strides {self._strides}); copy it first")
+        return self._derive(shape, strides, 0, dt)
 
     # -- copies ---------------------------------------------------------------------------------
 
