@@ -401,7 +401,8 @@ def test_pad_matches_numpy(shape, dt, layout, draw):
         st.integers(0, 6),
         st.tuples(st.integers(0, 6), st.integers(0, 6)),
         st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=nd, max_size=nd)))
-    modes = ["constant", "edge", "wrap", "reflect", "symmetric", "linear_ramp", "maximum", "minimum", "mean"]
+    modes = ["constant", "edge", "wrap", "reflect", "symmetric", "linear_ramp", "maximum", "minimum", "mean",
+             "median"]
     mode = draw.draw(st.sampled_from(modes))
     kw = {}
     if mode == "constant":
@@ -412,9 +413,9 @@ def test_pad_matches_numpy(shape, dt, layout, draw):
         # (a negative ramp into an unsigned dtype is a float-to-unsigned cast out of range:
         # undefined in C; NumPy wraps on x86, the GPU saturates)
         kw["end_values"] = draw.draw(st.sampled_from([0, 5, (3, 2) if np.dtype(dt).kind == "u" else (3, -2)]))
-    if mode in ("maximum", "minimum", "mean"):
+    if mode in ("maximum", "minimum", "mean", "median"):
         kw["stat_length"] = draw.draw(st.sampled_from([None, 1, 2, (1, 3)]))
-    if mode in ("mean", "linear_ramp") and np.dtype(dt).kind == "b":
+    if mode in ("mean", "median", "linear_ramp") and np.dtype(dt).kind == "b":
         return        # NumPy's arithmetic on bool here raises or differs by its own rules
     try:
         with np.errstate(all="ignore"):
@@ -424,7 +425,7 @@ def test_pad_matches_numpy(shape, dt, layout, draw):
             gp.pad(x, width, mode, **kw)
         return
     got = gp.pad(x, width, mode, **kw)
-    if mode in ("mean", "linear_ramp") and np.dtype(dt).kind in "fc":
+    if mode in ("mean", "median", "linear_ramp") and np.dtype(dt).kind in "fc":
         np.testing.assert_allclose(gp.asnumpy(got), want, rtol=2e-3 if dt == np.float16 else 1e-6)
         assert got.dtype == want.dtype
     else:

@@ -20,6 +20,7 @@ from ..core.ndarray import ndarray
 from .._math.ufuncs import UFUNCS
 from .._statistics.meanvar import mean
 from .._statistics.order import amax, amin
+from .._statistics.quantiles import median
 
 _ALLOWED = {
     "empty": [], "edge": [], "wrap": [],
@@ -29,7 +30,7 @@ _ALLOWED = {
     "minimum": ["stat_length"],
     "reflect": ["reflect_type"], "symmetric": ["reflect_type"],
 }
-_STATS = {"maximum": amax, "minimum": amin, "mean": mean}
+_STATS = {"maximum": amax, "minimum": amin, "mean": mean, "median": median}
 
 
 def _at(sl, axis):
@@ -210,8 +211,8 @@ def _pair_widths(pad_width, ndim):
 def pad(array, pad_width, mode="constant", **kwargs):
     """``array`` padded by ``pad_width`` (an int, ``(before, after)``, one pair per axis, or a
     dict of axes) with values chosen by ``mode`` (numpy.pad): 'constant' (``constant_values``),
-    'edge', 'linear_ramp' (``end_values``), 'maximum', 'mean', 'minimum' (``stat_length``),
-    'reflect', 'symmetric' (``reflect_type``), 'wrap', 'empty'."""
+    'edge', 'linear_ramp' (``end_values``), 'maximum', 'mean', 'median', 'minimum'
+    (``stat_length``), 'reflect', 'symmetric' (``reflect_type``), 'wrap', 'empty'."""
     x = args.array(array, "pad")
     widths = _widths(pad_width, x.ndim)
     if callable(mode):
@@ -223,8 +224,6 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise ValueError(f"mode '{mode}' is not supported") from None
     if unsupported:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
-    if mode == "median":
-        raise NotImplementedError("pad: mode 'median' needs a median, which gpunb lacks so far")
     if mode in ("maximum", "minimum") and x.size:     # NumPy's check, made before allocating
         if any(0 in lp for lp in _as_pairs(kwargs.get("stat_length"), x.ndim, as_index=True)):
             raise ValueError("stat_length of 0 yields no value for padding")
