@@ -4,6 +4,10 @@ draws do not depend on which other tests ran."""
 
 from __future__ import annotations
 
+import ctypes
+import shutil
+import subprocess
+
 import numpy as np
 
 import gpunb as gp
@@ -80,3 +84,25 @@ def record_launches(monkeypatch, fmt_of=None):
     monkeypatch.setattr(fastcall, "_CUstream", lambda handle: handle)
     monkeypatch.setattr(fastcall, "_streams", {})
     return launched
+
+
+HOST_PRELUDE = ["#include <math.h>", "#define __device__", "#define __forceinline__ inline",
+                "#define __align__(n) alignas(n)",
+                "inline float __fmul_rn(float a, float b) { return a * b; }",
+                "inline double __dmul_rn(double a, double b) { return a * b; }"]
+
+
+def host_library(tmp_path_factory, name: str, source: str, flags=("-O2",)):
+    """``source`` (C++17 over gpunb's prelude, ``HOST_PRELUDE`` first) built by the host C++
+    compiler into a shared library, loaded by ctypes; the test skips without a compiler."""
+    import pytest
+
+    cxx = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    if cxx is None:
+        pytest.skip("no host C++ compiler to check the prelude's functions on the CPU")
+    d = tmp_path_factory.mktemp(name)
+    (d / f"{name}.cpp").write_text(source)
+    r = subprocess.run([cxx, "-std=c++17", *flags, "-shared", "-fPIC", f"{name}.cpp", "-o", f"{name}.so"],
+                       cwd=d, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-4000:]
+    return ctypes.CDLL(str(d / f"{name}.so"))

@@ -17,8 +17,6 @@ part (signed zeros and infinities included), and the finite values within ``rtol
 """
 
 import ctypes
-import shutil
-import subprocess
 import warnings
 import zlib
 
@@ -26,6 +24,7 @@ import numpy as np
 import pytest
 
 from gpunb.core.kernels.prelude import prelude
+from tests.data import HOST_PRELUDE, host_library
 
 # NumPy's name -> the prelude's function
 FUNCS = {
@@ -59,10 +58,7 @@ DERIVATIVE = {
 
 def _host_source() -> str:
     # CUDA's round-to-nearest products, as plain (uncontracted at -O2) host products
-    lines = ["#include <math.h>", "#define __device__", "#define __forceinline__ inline",
-             "#define __align__(n) alignas(n)",
-             "inline float __fmul_rn(float a, float b) { return a * b; }",
-             "inline double __dmul_rn(double a, double b) { return a * b; }", prelude()]
+    lines = [*HOST_PRELUDE, prelude()]
     for T in ("float", "double"):
         c = f"gpunb::complex<{T}>"
         for name, fn in FUNCS.items():
@@ -76,15 +72,7 @@ def _host_source() -> str:
 
 @pytest.fixture(scope="module")
 def host_lib(tmp_path_factory):
-    cxx = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
-    if cxx is None:
-        pytest.skip("no host C++ compiler to check the prelude's complex functions on the CPU")
-    d = tmp_path_factory.mktemp("complex-host")
-    (d / "prelude_host.cpp").write_text(_host_source())
-    r = subprocess.run([cxx, "-std=c++17", "-O2", "-shared", "-fPIC", "prelude_host.cpp", "-o",
-                        "prelude_host.so"], cwd=d, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-4000:]
-    return ctypes.CDLL(str(d / "prelude_host.so"))
+    return host_library(tmp_path_factory, "prelude_host", _host_source())
 
 
 class _Host:

@@ -167,7 +167,7 @@ def gpunb_dtypes():
 def test_numpy_ufuncs_dispatch_by_name():
     for name in ("sin", "add", "divide", "logaddexp", "conjugate"):
         assert R.numpy_ufunc(getattr(np, name)) is getattr(gp, name)
-    assert R.numpy_ufunc(np.heaviside) is None
+    assert R.numpy_ufunc(np.spacing) is None
 
 
 def test_fusable_names_are_traced():

@@ -99,3 +99,28 @@ def asnumpy(a, stream=None) -> np.ndarray:
         return a.get(stream)
     g = _gpu(a, "asnumpy()'s input")
     return g.get(stream) if g is not None else np.asarray(a)
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
+    """A GPU array of the bytes of a host buffer (numpy.frombuffer, then uploaded)."""
+    return upload(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromiter(iter, dtype, count=-1, *, like=None):  # noqa: A002 (NumPy's name)
+    """A 1-D GPU array of an iterable's values (numpy.fromiter, then uploaded)."""
+    return upload(np.fromiter(iter, dtype=dtype, count=count))
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    """``src`` copied into ``dst`` with broadcasting (numpy.copyto): NumPy's ``casting``
+    check and message; where ``where`` is False ``dst`` keeps its value."""
+    out = args.out_array(dst, "copyto")
+    g = args.as_gpu(src, "copyto") if not np.isscalar(src) else None
+    probe_src = np.empty((1,), g.dtype) if g is not None else src
+    np.copyto(np.empty((1,), out.dtype), probe_src, casting=casting)    # NumPy's rule and error
+    if where is True:
+        out[...] = g if g is not None else src
+        return
+    from .._math.ufuncs import UFUNCS
+
+    out[...] = UFUNCS["where"](where, g if g is not None else src, out)

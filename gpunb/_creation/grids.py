@@ -48,3 +48,9 @@ def indices(dimensions, dtype=int, sparse=False):
         elif res.size:
             res[i] = idx
     return res
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """``function`` called on the index grids of ``shape`` (numpy.fromfunction): one GPU array
+    of coordinates per axis, of ``dtype``."""
+    return function(*indices(shape, dtype=dtype), **kwargs)

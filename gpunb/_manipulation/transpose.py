@@ -26,3 +26,31 @@ def moveaxis(a, source, destination):
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
     return x.transpose(order)
+
+
+def rollaxis(a, axis, start=0):
+    """``axis`` rolled back to ``start``: a view (numpy.rollaxis; :func:`moveaxis` says it
+    more plainly)."""
+    x = args.array(a, "rollaxis")
+    n = x.ndim
+    axis = args.axis(axis, n)
+    if not (-n <= start <= n):
+        from numpy.exceptions import AxisError
+
+        raise AxisError(f"start arg requires {-n} <= start < {n + 1} but {start} was passed in")
+    if start < 0:
+        start += n
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return x[...]
+    axes = list(range(n))
+    axes.remove(axis)
+    axes.insert(start, axis)
+    return x.transpose(axes)
+
+
+def isfortran(a) -> bool:
+    """Whether ``a`` is Fortran-contiguous and not C-contiguous (numpy.isfortran)."""
+    x = args.array(a, "isfortran")
+    return bool(x.flags.f_contiguous and not x.flags.c_contiguous)

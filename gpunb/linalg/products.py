@@ -360,6 +360,46 @@ def vecdot(x1, x2, /, out=None, *, axis=-1, casting="same_kind", order="K", dtyp
     return out
 
 
+def _gufunc_operands(func, sig, x1, x2, need):
+    a, b = args.array(x1, func), args.array(x2, func)
+    for i, (x, k) in enumerate(zip((a, b), need)):
+        if x.ndim < k:
+            raise ValueError(f"{func}: Input operand {i} does not have enough dimensions (has "
+                             f"{x.ndim}, gufunc core with signature {sig} requires {k})")
+    return a, b
+
+
+def _to_out(func, r, out):
+    if out is None:
+        return r
+    out = args.out_array(out, func)
+    if out._shape != r._shape:
+        raise ValueError(f"{func}: out has shape {out._shape}, the result {r._shape}")
+    assign(out, r)
+    return out
+
+
+def matvec(x1, x2, /, out=None, *, dtype=None, casting="same_kind", **kwargs):
+    """Matrix-vector products over broadcast stacks (numpy.matvec, ``(m,n),(n)->(m)``): one
+    batched GEMM."""
+    a, b = _gufunc_operands("matvec", "(m,n),(n)->(m)", x1, x2, (2, 1))
+    r = _matmul(a, b._derive(b._shape + (1,), b._strides + (0,)), None, dtype, casting, "matvec")
+    r = r.reshape(r._shape[:-1])
+    return _to_out("matvec", r, out)
+
+
+def vecmat(x1, x2, /, out=None, *, dtype=None, casting="same_kind", **kwargs):
+    """Vector-matrix products over broadcast stacks, the vector conjugated (numpy.vecmat,
+    ``(n),(n,m)->(m)``): one batched GEMM."""
+    a, b = _gufunc_operands("vecmat", "(n),(n,m)->(m)", x1, x2, (1, 2))
+    if a._dtype.kind == "c":
+        a = _ufunc("conjugate")(a)
+    av = a._derive(a._shape[:-1] + (1, a._shape[-1]), a._strides[:-1] + (0, a._strides[-1]))
+    r = _matmul(av, b, None, dtype, casting, "vecmat")
+    r = r.reshape(r._shape[:-2] + r._shape[-1:])
+    return _to_out("vecmat", r, out)
+
+
 def matrix_transpose(x, /):
     """Transposes the last two axes, as :func:`numpy.matrix_transpose` (a view)."""
     x = args.array(x, "matrix_transpose")

@@ -155,6 +155,40 @@ template <class T> __device__ __forceinline__ T rshift(T a, T b) {
     if constexpr (is_signed_int<T>::value) return a < T(0) ? T(-1) : T(0);
     return T(0);
 }
+template <class T> __device__ __forceinline__ T fmod_(T a, T b) {
+    if constexpr (is_float<T>::value) { return fmod(a, b); }
+    else {      // NumPy: the dividend's sign; 0 for a zero divisor (and for MIN % -1)
+        if (b == T(0)) return T(0);
+        if constexpr (is_signed_int<T>::value) { if (b == T(-1)) return T(0); }
+        return T(a % b);
+    }
+}
+template <class T> __device__ __forceinline__ unsigned long long uabs_(T a) {
+    // |a| as NumPy's gcd and bitwise_count take it: MIN's magnitude, no overflow
+    if constexpr (is_signed_int<T>::value) { return a < T(0) ? 0ULL - (unsigned long long)(long long)a : (unsigned long long)a; }
+    else { return (unsigned long long)a; }
+}
+template <class T> __device__ __forceinline__ T gcd_(T a, T b) {
+    unsigned long long x = uabs_(a), y = uabs_(b);
+    while (x != 0ULL) { const unsigned long long c = x; x = y % x; y = c; }    // NumPy's Euclid
+    return T(y);
+}
+template <bool WIDE> struct lcm_word { typedef unsigned int type; };
+template <> struct lcm_word<true> { typedef unsigned long long type; };
+template <class T> __device__ __forceinline__ T lcm_(T a, T b) {
+    // NumPy: |a| / gcd * |b| in unsigned int (unsigned long long for 64-bit types), wrapping
+    typedef typename lcm_word<(sizeof(T) > 4)>::type U;
+    const U x = U(uabs_(a)), y = U(uabs_(b)), g = U(gcd_(x, y));
+    return g == U(0) ? T(0) : T(x / g * y);
+}
+template <class T> __device__ __forceinline__ unsigned char bitwise_count_(T a) {
+    return (unsigned char)__popcll(uabs_(a));
+}
+template <class T, class E> __device__ __forceinline__ T ldexp_(T x, E e) {
+    // NumPy clamps a 64-bit exponent to int's range (ldexp overflows or underflows there)
+    const int k = (long long)e > 2147483647LL ? 2147483647 : ((long long)e < -2147483647LL - 1 ? -2147483647 - 1 : (int)e);
+    return ldexp(x, k);
+}
 template <class T> __device__ __forceinline__ T reciprocal_int(T a) {
     // NumPy computes 1/0 through a float-to-int conversion: INT_MIN for 32- and 64-bit ints,
     // which truncates to 0 for the narrower ones.
@@ -219,6 +253,11 @@ __device__ __forceinline__ double qnan_(double) { return __longlong_as_double(0x
 template <class T> inline void sincos_(T x, T* s, T* c) { *s = sin(x); *c = cos(x); }
 template <class T> inline T qnan_(T) { return T(__builtin_nan("")); }
 #endif
+template <class T> __device__ __forceinline__ T heaviside_(T x, T h0) {
+    if (x != x) return qnan_(x);
+    if (x == T(0)) return h0;
+    return x < T(0) ? T(0) : T(1);
+}
 
 template <class T> __device__ __forceinline__ T abs_(complex<T> z) { return hypot(z.re, z.im); }
 template <class T> __device__ __forceinline__ complex<T> conj_(complex<T> z) { return complex<T>(z.re, -z.im); }

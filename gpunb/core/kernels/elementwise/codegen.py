@@ -61,7 +61,8 @@ class Emitter:
             for a, want in zip(node.args, loop):
                 if a.dtype != want:
                     raise TypeError(f"{node.op}: argument of dtype {a.dtype} given to a {want} loop")
-            expr = op.render(loop, [self.emit(a) for a in node.args])
+            args = [self.emit(a) for a in node.args]
+            expr = op.render(loop, args, node.output) if op.nout > 1 else op.render(loop, args)
             if node.dtype == np.float16:    # computed in float; NumPy rounds each result to half
                 expr = f"gpunb::load(gpunb::store<gpunb::half>({expr}))"
         else:

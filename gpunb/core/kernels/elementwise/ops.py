@@ -235,6 +235,34 @@ def _gpunb_call(fn):
     return lambda loop, a: f"gpunb::{fn}({', '.join(a)})"
 
 
+_PI = "3.141592653589793238462643383279502884"
+
+
+def _angle(numerator: str, denominator: str):
+    """deg2rad / rad2deg: NumPy's ``x * (pi / 180)`` with the constant folded in the loop's
+    type (``NPY_PIf / 180.0f`` for float)."""
+    def render(loop, a):
+        s = "f" if compute_type(loop[0]) == "float" else ""
+        return _typed(loop, f"{a[0]} * ({numerator}{s} / {denominator}{s})")
+    return render
+
+
+def _divmod(loop, a, j=0):
+    return f"gpunb::{('floor_divide', 'remainder')[j]}({a[0]}, {a[1]})"
+
+
+def _modf(loop, a, j=0):
+    """modf: (fractional part, integral part), each with the input's sign (C's modf)."""
+    t = compute_type(loop[0])
+    return f"([&]() -> {t} {{ {t} i; const {t} f = modf({a[0]}, &i); return {'f' if j == 0 else 'i'}; }}())"
+
+
+def _frexp(loop, a, j=0):
+    """frexp: (mantissa in [0.5, 1), int32 exponent), C's frexp."""
+    t = compute_type(loop[0])
+    return f"([&]() -> {t if j == 0 else 'int'} {{ int e; const {t} m = frexp({a[0]}, &e); return {'m' if j == 0 else 'e'}; }}())"
+
+
 _u = np   # NumPy's ufuncs are the reference for names, loops and semantics
 _OPS = [
     Op("add", _u.add, _binary("+", "||")),
@@ -307,12 +335,26 @@ _OPS = [
     Op("right_shift", _u.right_shift, _gpunb_call("rshift")),
     Op("conjugate", _u.conjugate, lambda loop, a: f"gpunb::conj_({a[0]})" if loop[0].kind == "c" else a[0]),
     Op("clip", np._core.umath.clip, _gpunb_call("clip_")),
+    Op("deg2rad", _u.deg2rad, _angle(_PI, "180.0")),
+    Op("rad2deg", _u.rad2deg, _angle("180.0", _PI)),
+    Op("fabs", _u.fabs, _unary_math("fabs")),
+    Op("fmod", _u.fmod, _gpunb_call("fmod_")),
+    Op("float_power", _u.float_power, _power),
+    Op("heaviside", _u.heaviside, _gpunb_call("heaviside_")),
+    Op("gcd", _u.gcd, _gpunb_call("gcd_")),
+    Op("lcm", _u.lcm, _gpunb_call("lcm_")),
+    Op("ldexp", _u.ldexp, _gpunb_call("ldexp_")),
+    Op("bitwise_count", _u.bitwise_count, _gpunb_call("bitwise_count_")),
+    Op("divmod", _u.divmod, _divmod),
+    Op("modf", _u.modf, _modf),
+    Op("frexp", _u.frexp, _frexp),
     Op("where", None, lambda loop, a: f"({a[0]} ? {a[1]} : {a[2]})", _where_loop, (3, 1)),
 ]
 
 OPS: dict[str, Op] = {op.name: op for op in _OPS}
 ALIASES = {"divide": "true_divide", "mod": "remainder", "abs": "absolute",
-           "bitwise_not": "invert", "conj": "conjugate"}
+           "bitwise_not": "invert", "conj": "conjugate", "radians": "deg2rad",
+           "degrees": "rad2deg"}
 
 
 def get(name: str) -> Op:

@@ -1,0 +1,147 @@
+"""gpunb's numeric helpers (gpunb/_math/numeric.py) are NumPy's algorithms written against an
+array namespace: run here on NumPy itself, each must give numpy's result exactly (and its
+errors), so the steps are checked without a GPU; tests/test_numeric_gpu.py runs them on gpunb."""
+
+import re
+
+import numpy as np
+import pytest
+
+from gpunb._math import numeric as nm
+
+rng = np.random.default_rng(77)
+SPECIAL = np.array([0.0, -0.0, 1.5, -2.5, np.inf, -np.inf, np.nan, 3.0, -1e300, 1e-310])
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
+    np.testing.assert_array_equal(got, want)
+    if got.dtype.kind == "f":
+        assert (np.signbit(got) == np.signbit(want)).all()
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64", "int32", "bool"])
+def test_signed_infinities(dt):
+    with np.errstate(all="ignore"):
+        x = SPECIAL.astype(dt)
+    _same(nm._signed_inf(np, x, None, False), np.isposinf(x))
+    _same(nm._signed_inf(np, x, None, True), np.isneginf(x))
+
+
+def test_signed_infinities_of_complex_raise_numpys_error():
+    z = np.ones(3, np.complex64)
+    with pytest.raises(TypeError) as want:
+        np.isposinf(z)
+    with pytest.raises(TypeError, match=re.escape(str(want.value))):
+        nm._signed_inf(np, z, None, False)
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64", "complex64", "complex128", "int64"])
+@pytest.mark.parametrize("kw", [{}, dict(nan=-1.0, posinf=7.0, neginf=-7.0), dict(nan=2)])
+def test_nan_to_num(dt, kw):
+    with np.errstate(all="ignore"):
+        x = SPECIAL.astype(dt) if dt[0] != "c" else (SPECIAL + 1j * SPECIAL[::-1]).astype(dt)
+    _same(nm._nan_to_num(np, x.copy(), True, kw.get("nan", 0.0), kw.get("posinf"), kw.get("neginf")),
+          np.nan_to_num(x, **kw))
+    y = x.copy()
+    r = nm._nan_to_num(np, y, False, kw.get("nan", 0.0), kw.get("posinf"), kw.get("neginf"))
+    assert r is y or dt == "int64"
+    _same(y, np.nan_to_num(x, **kw))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int16", "complex64"])
+def test_sinc(dt):
+    x = (rng.standard_normal(200) * 4).astype(dt)
+    x[:3] = 0
+    with np.errstate(all="ignore"):
+        _same(nm._sinc(np, x), np.sinc(x))
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64", "int8", "uint16", "bool"])
+def test_fix(dt):
+    with np.errstate(all="ignore"):
+        x = np.concatenate([SPECIAL, rng.standard_normal(50) * 10]).astype(dt)
+    _same(nm._fix(np, x, None), np.fix(x))
+    out = np.empty_like(x)
+    assert nm._fix(np, x, out) is out
+    _same(out, np.fix(x))
+
+
+@pytest.mark.parametrize("pdt, xdt", [("float64", "float64"), ("int64", "float32"), ("float32", "int32"),
+                                      ("complex128", "float64"), ("int32", "int64")])
+def test_polyval(pdt, xdt):
+    p = (rng.standard_normal(6) * 3).astype(pdt)
+    x = (rng.standard_normal(40) * 2).astype(xdt)
+    _same(nm._polyval(np, p, x), np.polyval(p, x))
+    _same(nm._polyval(np, p, x[0]), np.asarray(np.polyval(p, x[0])))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int8", "complex64", "bool"])
+@pytest.mark.parametrize("N, increasing", [(None, False), (4, True), (1, False), (0, True), (7, False)])
+def test_vander(dt, N, increasing):
+    x = (rng.standard_normal(9) * 3).astype(dt)
+    _same(nm._vander(np, x, N, increasing), np.vander(x, N, increasing))
+
+
+def test_vander_needs_a_vector():
+    with pytest.raises(ValueError, match="one-dimensional"):
+        nm._vander(np, np.ones((2, 2)), None, False)
+
+
+def _interp_case(r, n, cplx, dup):
+    xp = np.sort(r.standard_normal(n) * 5)
+    if dup and n > 3:
+        xp[2] = xp[1]
+        xp[-1] = xp[-2]
+    fp = r.standard_normal(n) * 10
+    if cplx:
+        fp = fp + 1j * r.standard_normal(n)
+    if n > 4:
+        fp[3] = np.inf
+        fp[4] = np.nan if not cplx else complex(np.nan, 1)
+    x = np.concatenate([r.standard_normal(60) * 7, xp, [np.nan, np.inf, -np.inf, xp[0] - 1, xp[-1] + 1]])
+    return x, xp, fp
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 40])
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize("dup", [False, True])
+def test_interp(n, cplx, dup):
+    r = np.random.default_rng(n * 10 + cplx * 2 + dup)
+    x, xpts, fp = _interp_case(r, n, cplx, dup)
+    for kw in ({}, dict(left=-100.0, right=100.0), dict(period=3.5)):
+        if "period" in kw and dup:
+            continue
+        with np.errstate(all="ignore"):
+            want = np.interp(x, xpts, fp, **kw)
+            got = nm._interp(np, x, xpts, fp, kw.get("left"), kw.get("right"), kw.get("period"))
+        if cplx:        # NumPy's complex loop multiplies by 1/dx: within an ulp or two
+            np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-300, equal_nan=True)
+            assert got.dtype == want.dtype
+        else:
+            _same(got, want)
+    _same(np.asarray(nm._interp(np, 0.5, xpts, fp.real, None, None, None)),
+          np.asarray(np.interp(0.5, xpts, fp.real)))
+
+
+@pytest.mark.parametrize("args", [
+    (np.ones(3), np.ones(0), np.ones(0)), (np.ones(3), np.ones(3), np.ones(2)),
+    (np.ones(3), np.ones((2, 2)), np.ones(4)), (np.ones(3), np.ones(3), np.ones(3), None, None, 0),
+])
+def test_interp_errors(args):
+    with pytest.raises(ValueError) as want:
+        np.interp(*args[:3], *args[3:5], **({"period": args[5]} if len(args) > 5 else {}))
+    with pytest.raises(ValueError, match=re.escape(str(want.value))):
+        nm._interp(np, *args[:3], *(list(args[3:]) + [None] * (6 - len(args))))
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "int64"])
+@pytest.mark.parametrize("kw", [{}, dict(discont=4.0), dict(period=360), dict(period=6, axis=0)])
+def test_unwrap(dt, kw):
+    p = np.cumsum(rng.standard_normal((5, 30)) * 3, axis=1)
+    if "period" in kw and kw["period"] == 360:
+        p = p * 60
+    p = (p % kw.get("period", 2 * np.pi)).astype(dt)
+    args = (kw.get("discont"), kw.get("axis", -1), kw.get("period", 2 * np.pi))
+    _same(nm._unwrap(np, p, *args), np.unwrap(p, **kw))
