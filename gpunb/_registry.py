@@ -287,6 +287,7 @@ _uf("bitwise_count")
 _uf("divmod")
 _uf("modf")
 _uf("frexp")
+_uf("spacing")
 _uf("equal", "eq", "compare")
 _uf("not_equal", "ne", "compare")
 _uf("less", "lt", "compare")
@@ -312,12 +313,24 @@ _fn("nansum", "_math.sumprod")
 _fn("nanprod", "_math.sumprod")
 _fn("clip", "_math.misc", method="clip", fuse="inline")
 for _name in ("isposinf", "isneginf", "nan_to_num", "sinc", "fix", "real_if_close", "polyval",
-              "vander", "interp", "unwrap"):
+              "vander", "interp", "unwrap", "piecewise", "i0"):
     _fn(_name, "_math.numeric")
 for _name in ("bartlett", "blackman", "hamming", "hanning", "kaiser"):
     _fn(_name, "_creation.windows")
 for _name in ("array2string", "array_repr", "array_str"):
     _fn(_name, "_utility.printing")
+for _name in ("save", "load", "savez", "savez_compressed"):
+    _fn(_name, "_utility.io")
+for _name in ("binary_repr", "base_repr", "iterable", "set_printoptions", "get_printoptions",
+              "printoptions"):
+    _fn(_name, "_utility.host")
+for _name in ("typename", "mintypecode", "common_type", "min_scalar_type"):
+    _fn(_name, "_types.routines")
+for _name in ("putmask", "fill_diagonal", "packbits", "unpackbits"):
+    _fn(_name, "_manipulation.masks")
+_fn("block", "_manipulation.block")
+_fn("asarray_chkfinite", "_creation.from_data")
+_fn("require", "_creation.from_data")
 _fn("real", "_math.complex")
 _fn("imag", "_math.complex")
 _fn("angle", "_math.complex")

@@ -86,7 +86,10 @@ def record_launches(monkeypatch, fmt_of=None):
     return launched
 
 
-HOST_PRELUDE = ["#include <math.h>", "#define __device__", "#define __forceinline__ inline",
+HOST_PRELUDE = ["#include <math.h>", "#include <string.h>", "#define __device__",
+                "#define __forceinline__ inline",
+                "inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }",
+                "inline double __longlong_as_double(long long i) { double d; memcpy(&d, &i, 8); return d; }",
                 "#define __align__(n) alignas(n)",
                 "inline float __fmul_rn(float a, float b) { return a * b; }",
                 "inline double __dmul_rn(double a, double b) { return a * b; }"]

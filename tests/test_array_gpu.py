@@ -25,7 +25,8 @@ def rand(shape, dtype, special=True):
 _IEEE_EXACT = {"add", "subtract", "multiply", "true_divide", "sqrt", "negative", "absolute",
                "floor", "ceil", "trunc", "rint", "maximum", "minimum", "fmax", "fmin", "copysign",
                "square", "positive", "sign", "floor_divide", "remainder", "reciprocal", "clip",
-               "fabs", "fmod", "heaviside", "deg2rad", "rad2deg", "ldexp", "divmod", "modf", "frexp"}
+               "fabs", "fmod", "heaviside", "deg2rad", "rad2deg", "ldexp", "divmod", "modf", "frexp",
+               "spacing"}
 # Complex multiply/divide/abs/sqrt are not single IEEE operations (FMA contraction, hypot,
 # Smith's division): compared within a few ulp.
 _COMPLEX_APPROX = {"multiply", "true_divide", "absolute", "sqrt", "square", "sign", "reciprocal"}

@@ -145,3 +145,111 @@ def test_unwrap(dt, kw):
     p = (p % kw.get("period", 2 * np.pi)).astype(dt)
     args = (kw.get("discont"), kw.get("axis", -1), kw.get("period", 2 * np.pi))
     _same(nm._unwrap(np, p, *args), np.unwrap(p, **kw))
+
+
+# ---- masks, bits, block, piecewise, i0 (gpunb/_manipulation/masks.py, block.py) -----------------
+
+from gpunb._manipulation import block as bl  # noqa: E402
+from gpunb._manipulation import masks as mk  # noqa: E402
+
+
+@pytest.mark.parametrize("values", [7, [1, 2, 3], np.arange(5.0), np.array([9])])
+def test_putmask(values):
+    a = np.arange(20.0).reshape(4, 5)
+    m = a % 3 == 0
+    want, got = a.copy(), a.copy()
+    np.putmask(want, m, values)
+    mk._putmask(np, got, m, values)
+    _same(got, want)
+
+
+@pytest.mark.parametrize("shape, wrap, val", [((5, 5), False, 3), ((7, 3), False, [1, 2]),
+                                              ((7, 3), True, 9), ((3, 7), True, [4, 5, 6]),
+                                              ((3, 3, 3), False, 1), ((4, 4), False, np.arange(2))])
+def test_fill_diagonal(shape, wrap, val):
+    want = np.zeros(shape)
+    np.fill_diagonal(want, val, wrap)
+    got = np.zeros(shape)
+    mk._fill_diagonal(np, got, val, wrap)
+    _same(got, want)
+    got = np.zeros(shape[::-1]).T       # not C-contiguous: written back
+    mk._fill_diagonal(np, got, val, wrap)
+    _same(got, want)
+
+
+@pytest.mark.parametrize("shape, axis", [((13,), None), ((3, 10), 1), ((9, 4), 0), ((2, 3, 17), -1),
+                                         ((5, 3), None), ((0,), None)])
+@pytest.mark.parametrize("bitorder", ["big", "little"])
+def test_packbits_unpackbits(shape, axis, bitorder):
+    a = rng.integers(0, 3, shape).astype(np.int16)
+    _same(mk._packbits(np, a, axis, bitorder), np.packbits(a, axis=axis, bitorder=bitorder))
+    u = rng.integers(0, 256, shape, dtype=np.uint8)
+    for count in (None, 5, -3, 100):
+        if u.size == 0 and count and count > 0:     # NumPy returns uninitialized memory here
+            _same(mk._unpackbits(np, u, axis, count, bitorder), np.zeros(count, np.uint8))
+            continue
+        try:
+            want = np.unpackbits(u, axis=axis, count=count, bitorder=bitorder)
+        except ValueError as e:
+            with pytest.raises(ValueError, match=re.escape(str(e))):
+                mk._unpackbits(np, u, axis, count, bitorder)
+            continue
+        _same(mk._unpackbits(np, u, axis, count, bitorder), want)
+
+
+def test_bits_errors():
+    with pytest.raises(TypeError, match="integer or boolean"):
+        mk._packbits(np, np.ones(3), None, "big")
+    with pytest.raises(TypeError, match="unsigned byte"):
+        mk._unpackbits(np, np.ones(3, np.int8), None, None, "big")
+
+
+@pytest.mark.parametrize("case", [
+    lambda a, b: [[a, b], [b, a]], lambda a, b: [a, b], lambda a, b: [[[a]], [[b]]],
+    lambda a, b: [[a[0], 1.5], [b[0], 2.0]], lambda a, b: [[np.ones((2, 2)), np.zeros((2, 3))],
+                                                           [np.zeros((1, 2)), np.ones((1, 3))]],
+    lambda a, b: 3.0])
+def test_block(case):
+    a, b = np.arange(6.0).reshape(2, 3), np.full((2, 3), 7.0)
+    _same(bl._block(np, case(a, b)), np.block(case(a, b)))
+
+
+@pytest.mark.parametrize("bad", [[[1, 2], 3], [], [[1], []], ([1, 2], [3]), [[1, 2], (3, 4)]])
+def test_block_errors(bad):
+    with pytest.raises(Exception) as want:
+        np.block(bad)
+    with pytest.raises(type(want.value), match=re.escape(str(want.value))):
+        bl._block(np, bad)
+
+
+def test_piecewise():
+    x = np.linspace(-3, 3, 41)
+    for conds, funcs in (([x < 0, x >= 0], [lambda v: -v, lambda v: v ** 2]),
+                         ([x < -1, x > 1], [0.5, lambda v: v * 3, -1.0]),
+                         ([x < 0], [lambda v: v + 1])):
+        _same(nm._piecewise(np, x, conds, funcs, (), {}), np.piecewise(x, conds, funcs))
+    with pytest.raises(ValueError, match="either 2 or 3 functions"):
+        nm._piecewise(np, x, [x < 0, x > 0], [1.0], (), {})
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "int32"])
+def test_i0(dt):
+    x = (rng.standard_normal(300) * 12).astype(dt)
+    _same(nm._i0(np, x), np.i0(x))
+    with pytest.raises(TypeError, match="complex"):
+        nm._i0(np, np.ones(2, complex))
+
+
+def test_host_helpers_are_numpys():
+    import gpunb as gp
+    from tests.data import fake
+
+    assert gp.binary_repr(10, 8) == np.binary_repr(10, 8) and gp.base_repr(35, 36) == "Z"
+    assert gp.common_type(fake((2,), "float32"), fake((2,), "int16")) is np.float64
+    assert gp.min_scalar_type(fake((2,), "int16")) == np.int16 and gp.min_scalar_type(300) == np.uint16
+    assert gp.typename("d") == np.typename("d") and gp.iterable([1]) and not gp.iterable(1)
+    with gp.printoptions(precision=2):
+        assert gp.get_printoptions()["precision"] == 2
+    with pytest.raises(ValueError, match="both 'C' and 'F'"):
+        gp.require(fake((2, 2)), requirements=["C", "F"])
+    assert gp.require(fake((2, 2)), requirements="C").shape == (2, 2)

@@ -157,3 +157,58 @@ def test_new_ufuncs_and_aliases():
     same(gp.degrees(gp.asarray(x)), np.degrees(x))
     same(gp.bitwise_count(gp.asarray(a)), np.bitwise_count(a))
     same(gp.heaviside(gp.asarray(x), 0.5), np.heaviside(x, 0.5))
+
+
+@gpu
+def test_masks_bits_block_piecewise_i0():
+    a = rng.standard_normal((5, 6))
+    m = a > 0
+    g, want = gp.asarray(a), a.copy()
+    gp.putmask(g, gp.asarray(m), gp.asarray(np.arange(4.0)))
+    np.putmask(want, m, np.arange(4.0))
+    same(g, want)
+    for shape, wrap in (((5, 5), False), ((7, 3), True), ((3, 3, 3), False)):
+        g, want = gp.zeros(shape), np.zeros(shape)
+        gp.fill_diagonal(g, 4.0, wrap)
+        np.fill_diagonal(want, 4.0, wrap)
+        same(g, want)
+    bits = rng.integers(0, 2, (4, 21)).astype(bool)
+    for axis in (None, 0, 1):
+        same(gp.packbits(gp.asarray(bits), axis=axis), np.packbits(bits, axis=axis))
+        u = np.packbits(bits, axis=axis)
+        same(gp.unpackbits(gp.asarray(u), axis=axis), np.unpackbits(u, axis=axis))
+        same(gp.unpackbits(gp.asarray(u), axis=axis, count=-2, bitorder="little"),
+             np.unpackbits(u, axis=axis, count=-2, bitorder="little"))
+    b1, b2 = rng.standard_normal((2, 2)), rng.standard_normal((2, 3))
+    same(gp.block([[gp.asarray(b1), gp.asarray(b2)], [gp.asarray(b2[:, :2]), gp.asarray(b2)]]),
+         np.block([[b1, b2], [b2[:, :2], b2]]))
+    x = np.linspace(-3, 3, 101)
+    gx = gp.asarray(x)
+    same(gp.piecewise(gx, [gx < 0, gx >= 1], [lambda v: -v, lambda v: v * 2, 0.5]),
+         np.piecewise(x, [x < 0, x >= 1], [lambda v: -v, lambda v: v * 2, 0.5]))
+    _close(gp.i0(gp.asarray(x * 5)), np.i0(x * 5), 1e-13)
+    s = np.array([0.0, -0.0, 1.0, -1.0, np.inf, np.nan, 1e300])
+    for dt in ("float16", "float32", "float64"):
+        with np.errstate(all="ignore"):
+            same(gp.spacing(gp.asarray(s.astype(dt))), np.spacing(s.astype(dt)))
+
+
+@gpu
+def test_save_load_and_checked_arrays(tmp_path):
+    h = rng.standard_normal((3, 4)).astype(np.float32)
+    g = gp.asarray(h)
+    gp.save(tmp_path / "a.npy", g)
+    same(gp.load(tmp_path / "a.npy"), h)
+    gp.savez(tmp_path / "b.npz", g, y=gp.arange(3))
+    with gp.load(tmp_path / "b.npz") as z:
+        same(z["arr_0"], h)
+        same(z["y"], np.arange(3))
+        assert sorted(z.files) == ["arr_0", "y"]
+    gp.savez_compressed(tmp_path / "c.npz", x=g)
+    same(gp.load(tmp_path / "c.npz")["x"], h)
+    same(gp.asarray_chkfinite(g), h)
+    with pytest.raises(ValueError, match="must not contain infs or NaNs"):
+        gp.asarray_chkfinite(gp.asarray(np.array([1.0, np.nan])))
+    f = gp.require(g.T, requirements=["C"])
+    assert f.flags.c_contiguous
+    same(f, h.T.copy())

@@ -118,8 +118,8 @@ def test_numpy_functions_dispatch_to_gpunb_or_raise_naming_the_function():
     m = np.moveaxis(fake((2, 3, 4)), 0, -1)
     assert isinstance(m, ndarray) and m.shape == (3, 4, 2)
     assert isinstance(np.expand_dims(a, 0), ndarray) and np.squeeze(fake((1, 3))).shape == (3,)
-    with pytest.raises(TypeError, match="numpy.packbits is not supported on gpunb arrays"):
-        np.packbits(a)
+    with pytest.raises(TypeError, match="numpy.polyder is not supported on gpunb arrays"):
+        np.polyder(a[0])
     with pytest.raises(TypeError, match="numpy.polyfit is not supported"):
         np.polyfit(a[0], a[1], 1)
 
@@ -167,7 +167,7 @@ def gpunb_dtypes():
 def test_numpy_ufuncs_dispatch_by_name():
     for name in ("sin", "add", "divide", "logaddexp", "conjugate"):
         assert R.numpy_ufunc(getattr(np, name)) is getattr(gp, name)
-    assert R.numpy_ufunc(np.spacing) is None
+    assert R.numpy_ufunc(np.isnat) is None
 
 
 def test_fusable_names_are_traced():

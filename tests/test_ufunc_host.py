@@ -16,18 +16,19 @@ from gpunb.core.kernels.prelude import prelude
 from tests.data import HOST_PRELUDE, host_library
 
 NEW = ["deg2rad", "rad2deg", "fabs", "fmod", "float_power", "heaviside", "gcd", "lcm", "ldexp",
-       "bitwise_count", "divmod", "modf", "frexp"]
+       "bitwise_count", "divmod", "modf", "frexp", "spacing"]
 _SUP = {np.dtype(d).char: np.dtype(d) for d in SUPPORTED}
 
 
 def _loops(name):
-    """The op's loops whose dtypes gpunb supports, as dtype tuples (inputs then outputs)."""
+    """The op's loops whose dtypes gpunb supports, as dtype tuples (inputs then outputs);
+    spacing's float16 loop steps half bits through PTX conversions (the GPU test has it)."""
     op = OPS[name]
     out = []
     for t in op.ufunc.types:
         ins, outs = t.split("->")
         chars = ins + outs
-        if all(c in _SUP for c in chars):
+        if all(c in _SUP for c in chars) and not (name == "spacing" and "e" in chars):
             out.append(tuple(_SUP[c] for c in chars))
     return out
 

@@ -124,3 +124,31 @@ def copyto(dst, src, casting="same_kind", where=True):
     from .._math.ufuncs import UFUNCS
 
     out[...] = UFUNCS["where"](where, g if g is not None else src, out)
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """:func:`asarray` that raises NumPy's ValueError when ``a`` holds an infinity or NaN (one
+    flag read back)."""
+    from .._math.ufuncs import UFUNCS
+
+    x = asarray(a, dtype=dtype, order=order)
+    if x.dtype.kind in "fc" and x.size and not bool(UFUNCS["isfinite"](x).all()):
+        raise ValueError("array must not contain infs or NaNs")
+    return x
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """An array meeting ``requirements`` ('C', 'F', 'A', 'W', 'O', 'E' and their long names;
+    numpy.require): a copy only when ``a`` does not."""
+    names = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F",
+             "FORTRAN": "F", "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W", "O": "O",
+             "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E"}
+    reqs = {names[str(r).upper()] for r in (requirements or ())}
+    if "C" in reqs and "F" in reqs:
+        raise ValueError("Cannot specify both 'C' and 'F' order")
+    order = "C" if "C" in reqs else "F" if "F" in reqs else "A"
+    x = asarray(a, dtype=dtype)
+    if (order == "C" and not x.flags.c_contiguous) or (order == "F" and not x.flags.f_contiguous) \
+            or ("O" in reqs and x.base is not None):
+        x = x.copy(order=order if order != "A" else "K")
+    return x

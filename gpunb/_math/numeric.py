@@ -238,3 +238,85 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
     """Unwrap by taking the complement of large jumps with respect to ``period``
     (numpy.unwrap, NumPy's steps)."""
     return _unwrap(_gp(), p, discont, axis, period)
+
+
+def _piecewise(xp, x, condlist, funclist, args, kw):
+    x = xp.asarray(x)
+    n2 = len(funclist)
+    if np.isscalar(condlist) or (not isinstance(condlist[0], (list, np.ndarray)) and
+                                 not hasattr(condlist[0], "shape") and x.ndim != 0):
+        condlist = [condlist]
+    conds = [xp.asarray(c, dtype=bool) for c in condlist]
+    n = len(conds)
+    if n == n2 - 1:         # the "otherwise" condition
+        others = xp.logical_not(xp.any(xp.stack(conds), axis=0))
+        conds.append(others)
+        n += 1
+    elif n != n2:
+        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are expected")
+    y = xp.zeros_like(x)
+    for cond, func in zip(conds, funclist):
+        cond = xp.broadcast_to(cond, x.shape)
+        if not callable(func):
+            y[cond] = func
+        else:
+            vals = x[cond]
+            if vals.size > 0:
+                y[cond] = func(vals, *args, **kw)
+    return y
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """``funclist[i]`` (a function or a value) applied where ``condlist[i]`` holds
+    (numpy.piecewise); one more function is the value elsewhere."""
+    return _piecewise(_gp(), x, condlist, funclist, args, kw)
+
+
+# numpy.i0's Chebyshev coefficients (Cephes), for |x| <= 8 and above
+_I0A = [-4.41534164647933937950e-18, 3.33079451882223809783e-17, -2.43127984654795469359e-16,
+        1.71539128555513303061e-15, -1.16853328779934516808e-14, 7.67618549860493561688e-14,
+        -4.85644678311192946090e-13, 2.95505266312963983461e-12, -1.72682629144155570723e-11,
+        9.67580903537323691224e-11, -5.18979560163526290666e-10, 2.65982372468238665035e-9,
+        -1.30002500998624804212e-8, 6.04699502254191894932e-8, -2.67079385394061173391e-7,
+        1.11738753912010371815e-6, -4.41673835845875056359e-6, 1.64484480707288970893e-5,
+        -5.75419501008210370398e-5, 1.88502885095841655729e-4, -5.76375574538582365885e-4,
+        1.63947561694133579842e-3, -4.32430999505057594430e-3, 1.05464603945949983183e-2,
+        -2.37374148058994688156e-2, 4.93052842396707084878e-2, -9.49010970480476444210e-2,
+        1.71620901522208775349e-1, -3.04682672343198398683e-1, 6.76795274409476084995e-1]
+_I0B = [-7.23318048787475395456e-18, -4.83050448594418207126e-18, 4.46562142029675999901e-17,
+        3.46122286769746109310e-17, -2.82762398051658348494e-16, -3.42548561967721913462e-16,
+        1.77256013305652638360e-15, 3.81168066935262242075e-15, -9.55484669882830764870e-15,
+        -4.15056934728722208663e-14, 1.54008621752140982691e-14, 3.85277838274214270114e-13,
+        7.18012445138366623367e-13, -1.79417853150680611778e-12, -1.32158118404477131188e-11,
+        -3.14991652796324136454e-11, 1.18891471078464383424e-11, 4.94060238822496958910e-10,
+        3.39623202570838634515e-9, 2.26666899049817806459e-8, 2.04891858946906374183e-7,
+        2.89137052083475648297e-6, 6.88975834691682398426e-5, 3.36911647825569408990e-3,
+        8.04490411014108831608e-1]
+
+
+def _chbevl(x, vals):
+    b0, b1, b2 = vals[0], 0.0, 0.0
+    for v in vals[1:]:
+        b2, b1 = b1, b0
+        b0 = x * b1 - b2 + v
+    return 0.5 * (b0 - b2)
+
+
+def _i0(xp, x):
+    x = xp.asarray(x)
+    if x.dtype.kind == "c":
+        raise TypeError("i0 not supported for complex values")
+    if x.dtype.kind != "f":
+        x = x.astype(float)
+    x = xp.abs(x)
+    small = x <= 8.0
+    with np.errstate(all="ignore"):
+        a = xp.exp(x) * _chbevl(x / 2.0 - 2, _I0A)
+        b = xp.exp(x) * _chbevl(32.0 / x - 2.0, _I0B) / xp.sqrt(x)
+    return xp.where(small, a, b)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind, order 0 (numpy.i0: its Chebyshev
+    series, both branches computed and the right one kept)."""
+    return _i0(_gp(), x)

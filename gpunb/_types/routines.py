@@ -13,6 +13,8 @@ iinfo = np.iinfo
 promote_types = np.promote_types
 issubdtype = np.issubdtype
 isscalar = np.isscalar
+typename = np.typename
+mintypecode = np.mintypecode
 
 
 def _dtype_of(x):
@@ -67,3 +69,14 @@ def can_cast(from_, to, casting="safe"):
     """Whether ``from_`` (a dtype, a gpunb array or a NumPy scalar) casts to ``to`` under the
     rule ``casting`` (numpy.can_cast)."""
     return np.can_cast(_dtype_of(from_), to, casting)
+
+
+def common_type(*arrays):
+    """The inexact scalar type common to the arrays (numpy.common_type), read by dtype."""
+    return np.common_type(*[np.empty(0, x.dtype) if isinstance(x, ndarray) else x for x in arrays])
+
+
+def min_scalar_type(a):
+    """The smallest dtype that holds ``a`` (numpy.min_scalar_type): a gpunb array's own
+    dtype, as NumPy gives an array's."""
+    return a.dtype if isinstance(a, ndarray) else np.min_scalar_type(a)

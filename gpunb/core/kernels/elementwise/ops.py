@@ -247,6 +247,15 @@ def _angle(numerator: str, denominator: str):
     return render
 
 
+def _spacing(loop, a):
+    """NumPy's spacing: the step to the next value away from zero (toward +inf for -0.0), NaN
+    for infinities; float16 steps its own bits as ``_nextafter`` does."""
+    x, t = a[0], compute_type(loop[0])
+    inf = "__int_as_float(0x7f800000)" if t == "float" else "__longlong_as_double(0x7ff0000000000000LL)"
+    nxt = _nextafter(loop, [x, f"({x} < 0 ? -{inf} : {inf})"])
+    return f"(gpunb::isinf_({x}) ? gpunb::qnan_({x}) : ({t})(({t})({nxt}) - {x}))"
+
+
 def _divmod(loop, a, j=0):
     return f"gpunb::{('floor_divide', 'remainder')[j]}({a[0]}, {a[1]})"
 
@@ -348,6 +357,7 @@ _OPS = [
     Op("divmod", _u.divmod, _divmod),
     Op("modf", _u.modf, _modf),
     Op("frexp", _u.frexp, _frexp),
+    Op("spacing", _u.spacing, _spacing),
     Op("where", None, lambda loop, a: f"({a[0]} ? {a[1]} : {a[2]})", _where_loop, (3, 1)),
 ]
 

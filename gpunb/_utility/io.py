@@ -1,0 +1,77 @@
+"""Files: ``save``, ``load``, ``savez``, ``savez_compressed`` (cupy.save/load): NumPy's
+``.npy``/``.npz`` formats, the arrays copied to the host to write and uploaded when read."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _host(a):
+    from ..core.ndarray import ndarray
+
+    return a.get() if isinstance(a, ndarray) else a
+
+
+def _upload(host):
+    from .._creation.from_data import upload
+
+    return upload(host)
+
+
+def save(file, arr, allow_pickle=True):
+    """Write one array to a ``.npy`` file (numpy.save of its values)."""
+    np.save(file, _host(arr), allow_pickle=allow_pickle)
+
+
+def savez(file, *args, **kwds):
+    """Write several arrays to an uncompressed ``.npz`` archive (numpy.savez)."""
+    np.savez(file, *[_host(a) for a in args], **{k: _host(v) for k, v in kwds.items()})
+
+
+def savez_compressed(file, *args, **kwds):
+    """Write several arrays to a compressed ``.npz`` archive (numpy.savez_compressed)."""
+    np.savez_compressed(file, *[_host(a) for a in args], **{k: _host(v) for k, v in kwds.items()})
+
+
+class NpzFile:
+    """An open ``.npz`` archive whose members come back as GPU arrays (cupy's NpzFile)."""
+
+    def __init__(self, npz):
+        self.npz = npz
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.npz.__exit__(*exc)
+
+    def __getitem__(self, key):
+        return _upload(self.npz[key])
+
+    def __contains__(self, key):
+        return key in self.npz
+
+    def __iter__(self):
+        return iter(self.npz)
+
+    def __len__(self):
+        return len(self.npz)
+
+    def keys(self):
+        return self.npz.keys()
+
+    @property
+    def files(self):
+        return self.npz.files
+
+    def close(self):
+        self.npz.close()
+
+
+def load(file, mmap_mode=None, allow_pickle=False):
+    """Read a ``.npy`` file as a GPU array, or a ``.npz`` archive as an :class:`NpzFile` of
+    GPU arrays (numpy.load; objects and pickles are not GPU data and raise)."""
+    obj = np.load(file, mmap_mode=mmap_mode, allow_pickle=allow_pickle)
+    if isinstance(obj, np.lib.npyio.NpzFile):
+        return NpzFile(obj)
+    return _upload(np.asarray(obj))
