@@ -319,7 +319,8 @@ for _name in ("bartlett", "blackman", "hamming", "hanning", "kaiser"):
     _fn(_name, "_creation.windows")
 for _name in ("array2string", "array_repr", "array_str"):
     _fn(_name, "_utility.printing")
-for _name in ("save", "load", "savez", "savez_compressed"):
+for _name in ("save", "load", "savez", "savez_compressed", "loadtxt", "genfromtxt", "savetxt",
+              "fromfile", "fromstring"):
     _fn(_name, "_utility.io")
 for _name in ("binary_repr", "base_repr", "iterable", "set_printoptions", "get_printoptions",
               "printoptions"):
@@ -329,6 +330,8 @@ for _name in ("typename", "mintypecode", "common_type", "min_scalar_type"):
 for _name in ("putmask", "fill_diagonal", "packbits", "unpackbits"):
     _fn(_name, "_manipulation.masks")
 _fn("block", "_manipulation.block")
+for _name in ("polyadd", "polysub", "polymul", "polyder", "polyint", "polyfit", "roots", "poly"):
+    _fn(_name, "_math.polynomial")
 _fn("asarray_chkfinite", "_creation.from_data")
 _fn("require", "_creation.from_data")
 _fn("real", "_math.complex")

@@ -253,3 +253,42 @@ def test_host_helpers_are_numpys():
     with pytest.raises(ValueError, match="both 'C' and 'F'"):
         gp.require(fake((2, 2)), requirements=["C", "F"])
     assert gp.require(fake((2, 2)), requirements="C").shape == (2, 2)
+
+
+# ---- polynomials (gpunb/_math/polynomial.py) -------------------------------------------------------
+
+from gpunb._math import polynomial as pm  # noqa: E402
+
+
+@pytest.mark.parametrize("a1, a2", [([1.0, 2, 3], [4.0, 5]), ([1], [2, 3, 4]), ([1.5, 2], [3, 4.5])])
+def test_polyadd_polysub(a1, a2):
+    a1, a2 = np.asarray(a1), np.asarray(a2)
+    _same(pm._pad_sum(np, a1, a2, False), np.polyadd(a1, a2))
+    _same(pm._pad_sum(np, a1, a2, True), np.polysub(a1, a2))
+
+
+@pytest.mark.parametrize("m", [0, 1, 2, 5])
+def test_polyder_polyint(m):
+    p = np.array([3.0, -2, 5, 7, 1])
+    _same(pm._polyder(np, p, m), np.polyder(p, m))
+    _same(pm._polyder(np, p.astype(int), m), np.polyder(p.astype(int), m))
+    for k in (None, 2.5, [1.0, 2.0, 3.0, 4.0, 5.0]):
+        _same(pm._polyint(np, p, m, k), np.polyint(p, m, k))
+    with pytest.raises(ValueError, match="must be positive"):
+        pm._polyder(np, p, -1)
+
+
+@pytest.mark.parametrize("kw", [{}, dict(full=True), dict(cov=True), dict(cov="unscaled"),
+                                dict(w=np.linspace(0.5, 2, 50)), dict(deg=1, two=True)])
+def test_polyfit(kw):
+    x = np.linspace(-2, 3, 50)
+    y = 2 * x ** 3 - x + 0.5 + np.random.default_rng(4).standard_normal(50) * 0.1
+    if kw.pop("two", False):
+        y = np.stack([y, y * 2], axis=1)
+    deg = kw.pop("deg", 3)
+    want = np.polyfit(x, y, deg, **kw)
+    got = pm._polyfit(np, x, y, deg, kw.get("rcond"), kw.get("full", False), kw.get("w"), kw.get("cov", False))
+    for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(TypeError, match="same length"):
+        pm._polyfit(np, x, y[:-1], 2, None, False, None, False)

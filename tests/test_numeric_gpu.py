@@ -212,3 +212,28 @@ def test_save_load_and_checked_arrays(tmp_path):
     f = gp.require(g.T, requirements=["C"])
     assert f.flags.c_contiguous
     same(f, h.T.copy())
+
+
+@gpu
+def test_polynomials_and_text_files(tmp_path):
+    p, q = np.array([3.0, -2, 5, 7]), np.array([1.0, 4])
+    gp_p, gp_q = gp.asarray(p), gp.asarray(q)
+    same(gp.polyadd(gp_p, gp_q), np.polyadd(p, q))
+    same(gp.polysub(gp_q, gp_p), np.polysub(q, p))
+    _close(gp.polymul(gp_p, gp_q), np.polymul(p, q))
+    same(gp.polyder(gp_p, 2), np.polyder(p, 2))
+    same(gp.polyint(gp_p, 2, k=[1.0, 2.0]), np.polyint(p, 2, k=[1.0, 2.0]))
+    x = np.linspace(-2, 3, 400)
+    y = 2 * x ** 3 - x + 0.5 + rng.standard_normal(400) * 0.1
+    _close(gp.polyfit(gp.asarray(x), gp.asarray(y), 3), np.polyfit(x, y, 3), 1e-10)
+    c, v = gp.polyfit(gp.asarray(x), gp.asarray(y), 2, cov=True)
+    cw, vw = np.polyfit(x, y, 2, cov=True)
+    _close(c, cw, 1e-10)
+    _close(v, vw, 1e-8)
+    same(gp.roots(gp_p), np.roots(p))
+    same(gp.poly(gp.asarray([1.0, 2.0, 3.0])), np.poly([1.0, 2.0, 3.0]))
+    np.savetxt(tmp_path / "t.txt", y[:10])
+    same(gp.loadtxt(tmp_path / "t.txt"), np.loadtxt(tmp_path / "t.txt"))
+    gp.savetxt(tmp_path / "u.txt", gp.asarray(y[:10]))
+    same(gp.loadtxt(tmp_path / "u.txt"), np.loadtxt(tmp_path / "t.txt"))
+    same(gp.fromstring("1 2 3", dtype=np.int64, sep=" "), np.array([1, 2, 3]))

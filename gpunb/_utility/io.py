@@ -75,3 +75,28 @@ def load(file, mmap_mode=None, allow_pickle=False):
     if isinstance(obj, np.lib.npyio.NpzFile):
         return NpzFile(obj)
     return _upload(np.asarray(obj))
+
+
+def loadtxt(*args, **kwargs):
+    """numpy.loadtxt, the result uploaded."""
+    return _upload(np.asarray(np.loadtxt(*args, **kwargs)))
+
+
+def genfromtxt(*args, **kwargs):
+    """numpy.genfromtxt, the result uploaded (structured results are not GPU data and raise)."""
+    return _upload(np.asarray(np.genfromtxt(*args, **kwargs)))
+
+
+def savetxt(fname, X, *args, **kwargs):
+    """numpy.savetxt of the array's values."""
+    np.savetxt(fname, _host(X), *args, **kwargs)
+
+
+def fromfile(*args, **kwargs):
+    """numpy.fromfile, the result uploaded."""
+    return _upload(np.fromfile(*args, **kwargs))
+
+
+def fromstring(*args, **kwargs):
+    """numpy.fromstring (text mode, ``sep`` given), the result uploaded."""
+    return _upload(np.fromstring(*args, **kwargs))
