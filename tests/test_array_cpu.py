@@ -69,8 +69,8 @@ def test_unsupported_numpy_function_is_refused_not_copied():
     from gpunb.core.ndarray import MemoryPointer, ndarray
 
     a = ndarray._view(MemoryPointer(0x10000), (3,), (8,), np.dtype(np.float64), None)
-    with pytest.raises(TypeError, match="numpy.packbits is not supported on gpunb arrays"):
-        np.packbits(a)      # (numpy.concatenate, then numpy.sort, were the example until gpunb had them)
+    with pytest.raises(TypeError, match="numpy.polydiv is not supported on gpunb arrays"):
+        np.polydiv(a, a)    # (concatenate, sort, then packbits were the example until gpunb had them)
 
 
 @pytest.mark.parametrize("dt, new", [("float32", "uint32"), ("int16", "int8"), ("uint8", "float32"),
@@ -116,3 +116,14 @@ def test_view_type_and_errors():
         fake((), "float32").view("float64")
     with pytest.raises(TypeError):
         g.view("U4")
+
+
+def test_empty_arrays_pickle_without_the_gpu():
+    import pickle
+
+    from gpunb.core.ndarray import MemoryPointer, ndarray
+
+    a = ndarray._view(MemoryPointer(0x10000), (0, 3), (24, 8), np.dtype(np.float64), None)
+    b = pickle.loads(pickle.dumps(a))
+    assert isinstance(b, ndarray) and b.shape == (0, 3) and b.dtype == np.float64
+    assert len(a.flat) == 0 and a.flat.base is a

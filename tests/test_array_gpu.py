@@ -360,3 +360,28 @@ def test_view_as_another_dtype_reads_and_writes_the_same_bytes(dt, new):
     h2 = h.copy()
     h2.view(new)[1] = 0
     np.testing.assert_array_equal(g.get().view(np.uint8), h2.view(np.uint8))
+
+
+def test_pickle_flat_round_and_bytes(tmp_path):
+    import pickle
+
+    h = rng.standard_normal((4, 6)).astype(np.float32)
+    g = gp.asarray(h)
+    data.same(pickle.loads(pickle.dumps(g)), h)
+    data.same(pickle.loads(g.dumps()), h)
+    g.dump(tmp_path / "g.pkl")
+    data.same(pickle.load(open(tmp_path / "g.pkl", "rb")), h)
+    assert g.tobytes() == h.tobytes() and g.T.tobytes() == h.T.tobytes()
+    g.tofile(tmp_path / "g.bin")
+    np.testing.assert_array_equal(np.fromfile(tmp_path / "g.bin", np.float32), h.ravel())
+    data.same(g.round(2), h.round(2))
+    for arr, harr in ((g, h.copy()), (gp.asarray(h).T, h.copy().T)):     # contiguous, and not
+        data.same(arr.flat[5], harr.flat[5])
+        data.same(arr.flat[2:9:3], harr.flat[2:9:3])
+        arr.flat[[0, 7]] = -1.0
+        harr.flat[[0, 7]] = -1.0
+        arr.flat[10:12] = 3.0
+        harr.flat[10:12] = 3.0
+        data.same(arr, harr)
+    assert len(g.flat) == 24
+    assert [float(v) for v in list(g.flat)[:3]] == g.get().ravel()[:3].tolist()

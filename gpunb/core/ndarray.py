@@ -198,6 +198,42 @@ class ndarray:
         host = self.get()
         return host if dtype is None else host.astype(dtype, copy=False)
 
+    def __reduce__(self):
+        """Pickling (pickle, multiprocessing, Dask's workers) goes through host memory; a
+        0-size array (a Dask meta) stays off the GPU."""
+        if self._size == 0:
+            return _unpickle_empty, (self._shape, self._dtype.str)
+        return _unpickle, (self.get(),)
+
+    def tobytes(self, order="C") -> bytes:
+        """The raw bytes of the array's values (copied to the host; numpy's ``tobytes``)."""
+        return self.get().tobytes(order)
+
+    def tofile(self, fid, sep="", format="%s") -> None:   # noqa: A002 (NumPy's name)
+        """Write the values to a file (copied to the host; numpy's ``tofile``)."""
+        self.get().tofile(fid, sep, format)
+
+    def dumps(self) -> bytes:
+        """The pickle of the array (numpy's ``dumps``)."""
+        import pickle
+
+        return pickle.dumps(self)
+
+    def dump(self, file) -> None:
+        """Pickle the array into ``file`` (a path or an open binary file; numpy's ``dump``)."""
+        import pickle
+
+        if hasattr(file, "write"):
+            pickle.dump(self, file)
+        else:
+            with open(file, "wb") as f:
+                pickle.dump(self, f)
+
+    @property
+    def flat(self) -> "flatiter":
+        """A flat (C-order) view for indexing and assignment (numpy's ``ndarray.flat``)."""
+        return flatiter(self)
+
     def item(self, *args):
         if args:
             return self[args if len(args) > 1 else args[0]].item()
@@ -426,6 +462,50 @@ class ndarray:
         from .._array_api.devices import matrix_transpose
 
         return matrix_transpose(self)
+
+
+def _unpickle(host: np.ndarray) -> ndarray:
+    out = ndarray._empty(host.shape, host.dtype)
+    memory.copy_to_device(out._data.ptr, host if host.flags.c_contiguous else host.copy())
+    return out
+
+
+def _unpickle_empty(shape, dtype) -> ndarray:
+    dt = np.dtype(dtype)
+    return ndarray._view(MemoryPointer(0, None, 0), shape, tuple(dt.itemsize for _ in shape), dt, None)
+
+
+class flatiter:
+    """``a.flat``: the array as a 1-D sequence in C order (numpy.flatiter): indexing reads
+    (int, slice, integer or boolean arrays), assignment writes back into ``a``."""
+
+    def __init__(self, base: ndarray):
+        self.base = base
+
+    def __len__(self) -> int:
+        return self.base.size
+
+    def _flat(self) -> ndarray:
+        return self.base.reshape(self.base.size)
+
+    def __getitem__(self, key):
+        return self._flat()[key]
+
+    def __setitem__(self, key, value) -> None:
+        b = self.base
+        if b._c_contiguous:
+            b.reshape(b.size)[key] = value
+            return
+        tmp = b.ravel()
+        tmp[key] = value
+        b[...] = tmp.reshape(b.shape)
+
+    def __iter__(self):
+        flat = self._flat()
+        return (flat[i] for i in range(flat.size))
+
+    def copy(self) -> ndarray:
+        return self.base.ravel().copy()
 
 
 def _order(order, default: str = "C") -> str:

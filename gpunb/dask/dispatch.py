@@ -7,7 +7,6 @@ lazy ``dask.sizeof`` hook (:mod:`gpunb.dask.hooks`) or by hand (:func:`gpunb.das
 
 from __future__ import annotations
 
-import copyreg
 import itertools
 import math
 import threading
@@ -178,28 +177,6 @@ def _sizeof(x) -> int:
     return int(x.nbytes)
 
 
-def _rebuild(host):
-    import gpunb
-
-    return gpunb.asarray(host)
-
-
-def _rebuild_empty(shape, dtype):
-    from gpunb.core.ndarray import MemoryPointer, ndarray
-
-    dt = np.dtype(dtype)
-    return ndarray._view(MemoryPointer(0, None, 0), shape, tuple(dt.itemsize for _ in shape),
-                         dt, None)
-
-
-def _reduce(x):
-    """Pickling (distributed moving a chunk between worker processes): through host memory;
-    a 0-size array (a meta) stays off the GPU."""
-    if x.size == 0:
-        return _rebuild_empty, (x.shape, x.dtype.str)
-    return _rebuild, (x.get(),)
-
-
 # -- registration --------------------------------------------------------------------------------
 
 def register() -> None:
@@ -227,7 +204,6 @@ def _register() -> None:
     register_chunk_type(ndarray)
     sizeof.register(ndarray, _sizeof)
     normalize_token.register(ndarray, _token)
-    copyreg.pickle(ndarray, _reduce)
 
     d.concatenate_lookup.register(ndarray, gpunb.concatenate)
     d.take_lookup.register(ndarray, gpunb.take)
