@@ -292,3 +292,13 @@ def test_polyfit(kw):
         np.testing.assert_array_equal(g, w)
     with pytest.raises(TypeError, match="same length"):
         pm._polyfit(np, x, y[:-1], 2, None, False, None, False)
+
+
+def test_apply_over_axes():
+    from gpunb._manipulation.apply import _apply_over_axes
+
+    a = np.arange(24.0).reshape(2, 3, 4)
+    for axes in (0, [0, 2], (-1, 1)):
+        _same(_apply_over_axes(np, np.sum, a, axes), np.apply_over_axes(np.sum, a, axes))
+    with pytest.raises(ValueError, match="correct shape"):
+        _apply_over_axes(np, lambda v, ax: v.sum(axis=None), a, [0])

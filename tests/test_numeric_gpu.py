@@ -237,3 +237,14 @@ def test_polynomials_and_text_files(tmp_path):
     gp.savetxt(tmp_path / "u.txt", gp.asarray(y[:10]))
     same(gp.loadtxt(tmp_path / "u.txt"), np.loadtxt(tmp_path / "t.txt"))
     same(gp.fromstring("1 2 3", dtype=np.int64, sep=" "), np.array([1, 2, 3]))
+
+
+@gpu
+def test_apply_over_axes_and_mask_indices():
+    h = rng.standard_normal((3, 4, 5))
+    _close(gp.apply_over_axes(gp.sum, gp.asarray(h), [0, 2]), np.apply_over_axes(np.sum, h, [0, 2]))
+    for k in (0, 1, -1):
+        got = gp.mask_indices(5, gp.triu, k)
+        want = np.mask_indices(5, np.triu, k)
+        for g, w in zip(got, want):
+            same(g, w)

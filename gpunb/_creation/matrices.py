@@ -110,3 +110,12 @@ def triu(m, k=0) -> ndarray:
     """The upper triangle of ``m`` (of each matrix of a stack) at and above the ``k``-th
     diagonal, zeros below (numpy.triu)."""
     return _triangle(m, k, "triu", False)
+
+
+def mask_indices(n, mask_func, k=0):
+    """The indices where ``mask_func(ones((n, n)), k)`` is non-zero (numpy.mask_indices, e.g.
+    with :func:`triu`): a tuple of two GPU index arrays."""
+    from .._sorting.nonzero import nonzero
+    from .basic import ones
+
+    return nonzero(mask_func(ones((n, n), int), k) != 0)

@@ -31,3 +31,25 @@ def apply_along_axis(func1d, axis, arr, *a, **kwargs):
         buff[ind] = asarray(func1d(view[ind], *a, **kwargs))
     dims = list(range(buff.ndim))
     return buff.transpose(dims[:axis] + dims[buff.ndim - res.ndim:] + dims[axis:buff.ndim - res.ndim])
+
+
+def _apply_over_axes(xp, func, a, axes):
+    val = xp.asarray(a)
+    n = val.ndim
+    for axis in ((axes,) if np.ndim(axes) == 0 else axes):
+        axis = axis + n if axis < 0 else axis
+        res = func(val, axis)
+        if res.ndim != val.ndim:
+            res = xp.expand_dims(res, axis)
+            if res.ndim != val.ndim:
+                raise ValueError("function is not returning an array of the correct shape")
+        val = res
+    return val
+
+
+def apply_over_axes(func, a, axes):
+    """``func(a, axis)`` applied over each of ``axes`` in turn, keeping the dimensions
+    (numpy.apply_over_axes)."""
+    import gpunb
+
+    return _apply_over_axes(gpunb, func, a, axes)
