@@ -553,6 +553,8 @@ _sub("random", "triangular", "random.legacy", numpy=False)
 _sub("random", "negative_binomial", "random.legacy", numpy=False)
 _sub("random", "f", "random.legacy", numpy=False)
 _sub("random", "dirichlet", "random.legacy", numpy=False)
+for _name in ("standard_cauchy", "wald", "noncentral_chisquare", "noncentral_f", "multivariate_normal"):
+    _sub("random", _name, "random.legacy", numpy=False)
 
 # -- gpunb's own: arrays, fusion, raw CUDA, streams and memory, the kernel cache ------------------
 _obj("ndarray", "core.ndarray:ndarray", "class")

@@ -214,6 +214,11 @@ ERRORS = [
     ("choice", (5, 6), {"replace": False}), ("choice", (5, 3), {"p": [0.5, 0.5]}),
     ("choice", (5, 3), {"p": [0.5, 0.6, 0, 0, -0.1]}), ("choice", (3, 2), {"p": [0.5, 0.6, 0]}),
     ("standard_exponential", (3,), {"method": "x"}),
+    ("wald", (0, 1), {}), ("wald", (1, -1), {}), ("noncentral_chisquare", (0, 1), {}),
+    ("noncentral_chisquare", (1, -1), {}), ("noncentral_f", (1, 0, 1), {}),
+    ("noncentral_f", (1, 1, -1), {}), ("multivariate_normal", ([0.0, 1.0], [[1.0, 0.0]]), {}),
+    ("multivariate_normal", ([[0.0]], [[1.0]]), {}), ("multivariate_normal", ([0.0], [[1.0]]), {"method": "x"}),
+    ("multivariate_normal", ([0.0, 1.0], np.eye(3)), {}),
 ]
 
 
@@ -493,11 +498,16 @@ DERIVED = [  # (method, args, scipy distribution, its parameters)
     ("standard_t", (4.0,), "t", (4.0,)),
     ("f", (5.0, 7.0), "f", (5.0, 7.0)),
     ("triangular", (1.0, 2.0, 4.0), "triang", (1 / 3, 1.0, 3.0)),
+    ("standard_cauchy", (), "cauchy", ()),
+    ("wald", (1.5, 2.0), "invgauss", (0.75, 0, 2.0)),
+    ("noncentral_chisquare", (3.0, 2.0), "ncx2", (3.0, 2.0)),
+    ("noncentral_chisquare", (0.5, 1.5), "ncx2", (0.5, 1.5)),
+    ("noncentral_f", (4.0, 9.0, 1.5), "ncf", (4.0, 9.0, 1.5)),
 ]
 
 
 @gpu
-@pytest.mark.parametrize("name,a,dist,params", DERIVED, ids=[d[0] for d in DERIVED])
+@pytest.mark.parametrize("name,a,dist,params", DERIVED, ids=[f"{d[0]}{d[1]}" for d in DERIVED])
 def test_derived_distributions(name, a, dist, params):
     g = gp.random.default_rng(31)
     x = getattr(g, name)(*a, size=N // 4).get()
@@ -522,6 +532,25 @@ def test_discrete_distributions(name, a, dist, params):
     exp = d.pmf(k) * x.size
     keep = exp > 20
     assert stats.chisquare(obs[keep], exp[keep] * obs[keep].sum() / exp[keep].sum()).pvalue > 1e-4
+
+
+@gpu
+@pytest.mark.parametrize("method", ["svd", "eigh", "cholesky"])
+def test_multivariate_normal(method):
+    g = gp.random.default_rng(8)
+    mean = np.array([1.0, -2.0, 0.5])
+    a = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.4], [0.1, -0.4, 0.7]])
+    x = g.multivariate_normal(mean, a, (200_000,), method=method)
+    assert x.shape == (200_000, 3) and x.dtype == np.float64
+    h = x.get()
+    np.testing.assert_allclose(h.mean(axis=0), mean, atol=0.02)
+    np.testing.assert_allclose(np.cov(h.T), a, atol=0.03)
+    assert g.multivariate_normal(gp.asarray(mean), gp.asarray(a)).shape == (3,)
+    if method != "cholesky":
+        with pytest.warns(RuntimeWarning, match="positive-semidefinite"):
+            g.multivariate_normal(mean, -a, method=method)
+        with pytest.raises(ValueError, match="positive-semidefinite"):
+            g.multivariate_normal(mean, -a, check_valid="raise", method=method)
 
 
 @gpu

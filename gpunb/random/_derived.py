@@ -191,3 +191,94 @@ class Derived:
         else:
             m = _u("floor")(m)
         return self._per_element("binomial", [m, q], size, np.dtype(np.int64))
+
+    def standard_cauchy(self, size=None):
+        """Standard Cauchy samples (NumPy's ``Generator.standard_cauchy``: a ratio of normals)."""
+        return _u("divide")(self.standard_normal(size), self.standard_normal(size))
+
+    def wald(self, mean, scale, size=None):
+        """Wald (inverse Gaussian) samples (NumPy's ``Generator.wald``: Michael, Schucany and
+        Haas' transform of a normal, accepted against a uniform)."""
+        m, s = self._prep([(mean, "mean"), (scale, "scale")],
+                          [(0, _le, "mean <= 0"), (1, _le, "scale <= 0")])
+        shape = self._shape_of(size, [m, s])
+        y = self.standard_normal(shape)
+        y = _u("multiply")(m, _u("multiply")(y, y))
+        mu_2l = _u("divide")(m, _u("multiply")(s, 2.0))
+        root = _u("sqrt")(_u("add")(_u("multiply")(_u("multiply")(s, 4.0), y), _u("multiply")(y, y)))
+        x = _u("add")(m, _u("multiply")(mu_2l, _u("subtract")(y, root)))
+        u = self.random(shape)
+        return _where(_u("less_equal")(u, _u("divide")(m, _u("add")(m, x))), x,
+                      _u("divide")(_u("multiply")(m, m), x))
+
+    def noncentral_chisquare(self, df, nonc, size=None):
+        """Noncentral chi-square samples (NumPy's ``Generator.noncentral_chisquare``: a
+        chi-square of ``df - 1`` plus a shifted normal's square when ``df > 1``, else a
+        chi-square of ``df`` plus twice a Poisson count; NaN for a NaN ``nonc``)."""
+        d, c = self._prep([(df, "df"), (nonc, "nonc")], [(0, _le, "df <= 0"), (1, _lt, "nonc < 0")])
+        shape = self._shape_of(size, [d, c])
+        import gpunb
+        d_arr = _u("add")(gpunb.zeros(shape), d)
+        c_arr = _u("add")(gpunb.zeros(shape), c)
+        big = _u("greater")(d_arr, 1)
+        n = _u("add")(self.standard_normal(shape), _u("sqrt")(c_arr))
+        a = _u("add")(self.chisquare(_where(big, _u("subtract")(d_arr, 1.0), 1.0)), _u("multiply")(n, n))
+        i = self.poisson(_u("divide")(c_arr, 2.0))
+        b = self.chisquare(_u("add")(d_arr, _u("multiply")(i, 2)))
+        r = _where(big, a, b)
+        r = _where(_u("equal")(c_arr, 0), self.chisquare(d_arr), r)
+        return _where(_u("isnan")(c_arr), c_arr, r)
+
+    def noncentral_f(self, dfnum, dfden, nonc, size=None):
+        """Noncentral F samples (NumPy's ``Generator.noncentral_f``)."""
+        a, b, c = self._prep([(dfnum, "dfnum"), (dfden, "dfden"), (nonc, "nonc")],
+                             [(0, _le, "dfnum <= 0"), (1, _le, "dfden <= 0"), (2, _lt, "nonc < 0")])
+        shape = self._shape_of(size, [a, b, c])
+        t = _u("multiply")(self.noncentral_chisquare(a, c, shape), b)
+        return _u("divide")(t, _u("multiply")(self.chisquare(b, shape), a))
+
+    def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *,
+                            method="svd"):
+        """Multivariate normal samples (NumPy's ``Generator.multivariate_normal``: standard
+        normals times a factor of ``cov`` from its SVD, eigh or Cholesky on the GPU; NumPy's
+        checks, the positive-semidefinite one included)."""
+        import warnings
+
+        import gpunb
+        from .generator import _shape
+        if method not in {"svd", "eigh", "cholesky"}:
+            raise ValueError("method must be one of {'eigh', 'svd', 'cholesky'}")
+        mean = mean if isinstance(mean, ndarray) else np.asarray(mean, float)
+        cov = cov if isinstance(cov, ndarray) else np.asarray(cov, float)
+        if mean.ndim != 1:
+            raise ValueError("mean must be 1 dimensional")
+        if cov.ndim != 2 or cov.shape[0] != cov.shape[1]:
+            raise ValueError("cov must be 2 dimensional and square")
+        if mean.shape[0] != cov.shape[0]:
+            raise ValueError("mean and cov must have same length")
+        mean, cov = gpunb.asarray(mean), gpunb.asarray(cov)
+        final = _shape(size) + mean.shape
+        x = self.standard_normal(final).reshape(-1, mean.shape[0])
+        cov = cov.astype(np.float64)
+        if method == "svd":
+            u, s, vh = gpunb.linalg.svd(cov)
+        elif method == "eigh":
+            s, u = gpunb.linalg.eigh(cov)
+        else:
+            factor = gpunb.linalg.cholesky(cov)
+        if check_valid != "ignore" and method != "cholesky":
+            if check_valid not in ("warn", "raise"):
+                raise ValueError("check_valid must equal 'warn', 'raise', or 'ignore'")
+            psd = (bool(gpunb.allclose((vh.T * s) @ vh, cov, rtol=tol, atol=tol)) if method == "svd"
+                   else not bool(gpunb.any(s < -tol)))
+            if not psd:
+                if check_valid == "warn":
+                    warnings.warn("covariance is not symmetric positive-semidefinite.",
+                                  RuntimeWarning, stacklevel=2)
+                else:
+                    raise ValueError("covariance is not symmetric positive-semidefinite.")
+        if method == "eigh":
+            factor = u * gpunb.sqrt(gpunb.abs(s))
+        elif method == "svd":
+            factor = u * gpunb.sqrt(s)
+        return (mean + x @ factor.T).reshape(final)

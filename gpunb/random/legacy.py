@@ -142,6 +142,21 @@ class RandomState:
     def dirichlet(self, alpha, size=None):
         return self._gen.dirichlet(alpha, size)
 
+    def standard_cauchy(self, size=None):
+        return self._gen.standard_cauchy(size)
+
+    def wald(self, mean, scale, size=None):
+        return self._gen.wald(mean, scale, size)
+
+    def noncentral_chisquare(self, df, nonc, size=None):
+        return self._gen.noncentral_chisquare(df, nonc, size)
+
+    def noncentral_f(self, dfnum, dfden, nonc, size=None):
+        return self._gen.noncentral_f(dfnum, dfden, nonc, size)
+
+    def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8):
+        return self._gen.multivariate_normal(mean, cov, size, check_valid, tol)
+
     # -- discrete ----------------------------------------------------------------------------
     def poisson(self, lam=1.0, size=None):
         return self._gen.poisson(lam, size)
@@ -205,6 +220,7 @@ for _name in ("rand", "randn", "randint", "random_integers", "random_sample", "r
               "standard_exponential", "gamma", "standard_gamma", "beta", "poisson", "binomial",
               "choice", "permutation", "shuffle", "bytes", "lognormal", "laplace", "logistic",
               "geometric", "chisquare", "standard_t", "weibull", "rayleigh", "gumbel", "pareto",
-              "power", "triangular", "negative_binomial", "f", "dirichlet"):
+              "power", "triangular", "negative_binomial", "f", "dirichlet", "standard_cauchy",
+              "wald", "noncentral_chisquare", "noncentral_f", "multivariate_normal"):
     globals()[_name] = _module_function(_name)
 del _name
