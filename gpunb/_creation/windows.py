@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def _upload(host: np.ndarray):
-    from .from_data import upload
-
-    return upload(np.ascontiguousarray(host))
+from .from_data import upload as _upload
 
 
 def bartlett(M):

@@ -8,13 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
+from .._math.numeric import _gp
 from ..core import args
-
-
-def _gp():
-    import gpunb
-
-    return gpunb
 
 
 def _cyclic(xp, values, n: int):

@@ -9,13 +9,8 @@ import warnings
 
 import numpy as np
 
-from .numeric import _vander
-
-
-def _gp():
-    import gpunb
-
-    return gpunb
+from .._creation.from_data import asnumpy
+from .numeric import _gp, _vander
 
 
 def _pad_sum(xp, a1, a2, sub: bool):
@@ -133,18 +128,14 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     return _polyfit(_gp(), x, y, deg, rcond, full, w, cov)
 
 
-def _host(a):
-    return a.get() if hasattr(a, "get") else a
-
-
 def roots(p):
     """The roots of a polynomial (numpy.roots: its companion matrix's eigenvalues), computed
     by NumPy on the host from the few coefficients and uploaded."""
-    return _gp().asarray(np.asarray(np.roots(_host(p))))
+    return _gp().asarray(np.asarray(np.roots(asnumpy(p))))
 
 
 def poly(seq_of_zeros):
     """The coefficients of the polynomial with these roots (numpy.poly; a square matrix: its
     characteristic polynomial), computed by NumPy on the host and uploaded; 1.0 for none."""
-    r = np.poly(_host(seq_of_zeros))
+    r = np.poly(asnumpy(seq_of_zeros))
     return r if np.ndim(r) == 0 else _gp().asarray(r)

@@ -268,10 +268,16 @@ def _prepare(a, q, method, interpolation, weights, func, scale, axis):
     if weights is not None:
         if method != "inverted_cdf":
             raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
-        w = _weights(x, args.array(weights, func), axis)
-        if bool(_uf("less")(w, 0).any().get()):
-            raise ValueError("Weights must be non-negative.")
+        w = _checked_weights(x, weights, axis, func)
     return x, qa, weak, method, w
+
+
+def _checked_weights(x: ndarray, weights, axis, func) -> ndarray:
+    """The weights as :func:`_weights` broadcasts them, none negative (one flag read back)."""
+    w = _weights(x, args.array(weights, func), axis)
+    if bool(_uf("less")(w, 0).any().get()):
+        raise ValueError("Weights must be non-negative.")
+    return w
 
 
 def _weights(x: ndarray, w: ndarray, axis) -> ndarray:
@@ -393,9 +399,7 @@ def _nan_weighted(x, qa, weights, axis, out, method, keepdims, func):
         raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
     if qa.ndim > 2:
         raise ValueError("q must be a scalar or 1d")
-    w = _weights(x, args.array(weights, func), axis)
-    if bool(_uf("less")(w, 0).any().get()):
-        raise ValueError("Weights must be non-negative.")
+    w = _checked_weights(x, weights, axis, func)
     x2, R, kept = _rows(x, axis)
     if x2.shape[-1] == 0:
         raise IndexError("index -1 is out of bounds for axis 0 with size 0")

@@ -5,17 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def _host(a):
-    from ..core.ndarray import ndarray
-
-    return a.get() if isinstance(a, ndarray) else a
-
-
-def _upload(host):
-    from .._creation.from_data import upload
-
-    return upload(host)
+from .._creation.from_data import asnumpy as _host
+from .._creation.from_data import upload as _upload
 
 
 def save(file, arr, allow_pickle=True):

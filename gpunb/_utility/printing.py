@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def _host(a):
-    from ..core.ndarray import ndarray
-
-    return a.get() if isinstance(a, ndarray) else np.asarray(a)
+from .._creation.from_data import asnumpy as _host
 
 
 def array2string(a, *args, **kwargs) -> str:

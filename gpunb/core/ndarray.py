@@ -358,12 +358,11 @@ class ndarray:
         """A new array object over the same memory (ndarray.view): ``dtype`` reinterprets the
         bytes, NumPy's rules for another item size (the last axis, contiguous, changes
         length). ``type`` (or a class as ``dtype``) may only be gpunb's ndarray."""
-        for t in (dtype, type):
-            if isinstance(t, builtins.type) and issubclass(t, ndarray):
-                dtype = None if t is dtype else dtype
-            elif t is not None and t is type:
-                raise TypeError(f"gpunb arrays have no subclasses to view as: {t!r}")
-        if dtype is None:
+        def ours(t):
+            return isinstance(t, builtins.type) and issubclass(t, ndarray)
+        if type is not None and not ours(type):
+            raise TypeError(f"gpunb arrays have no subclasses to view as: {type!r}")
+        if dtype is None or ours(dtype):
             return self._derive(self._shape, self._strides)
         dt = dtypes.check(dtype)
         shape, strides = layout.view_as(self._shape, self._strides, self._dtype.itemsize, dt.itemsize)
