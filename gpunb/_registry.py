@@ -442,6 +442,10 @@ _meth("__matmul__", "linalg.products:matmul_operator")
 _meth("__rmatmul__", "linalg.products:rmatmul_operator")
 _meth("__imatmul__", "linalg.products:imatmul_operator")
 
+# -- index tricks, iteration helpers and NumPy's error state (HELPER-A) ---------------------------
+
+# -- vectorize, poly1d and the remaining polynomial names (HELPER-C) ------------------------------
+
 # -- subpackages ----------------------------------------------------------------------------------
 _obj("linalg", "linalg", "module")
 _obj("fft", "fft", "module")
@@ -555,6 +559,7 @@ _sub("random", "f", "random.legacy", numpy=False)
 _sub("random", "dirichlet", "random.legacy", numpy=False)
 for _name in ("standard_cauchy", "wald", "noncentral_chisquare", "noncentral_f", "multivariate_normal"):
     _sub("random", _name, "random.legacy", numpy=False)
+# (HELPER-B: the remaining distributions)
 
 # -- gpunb's own: arrays, fusion, raw CUDA, streams and memory, the kernel cache ------------------
 _obj("ndarray", "core.ndarray:ndarray", "class")

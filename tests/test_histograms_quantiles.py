@@ -388,13 +388,18 @@ def test_weighted_quantiles_along_axes(func, dt):
     w[..., 2] += 0.5
     q = [0.1, 0.5, 1.0] if "quantile" in func else [10, 50, 100]
     gx, gw = gp.asarray(x), gp.asarray(w)
-    for axis, wh in ((1, w), (-1, w), (None, w), (1, w[0, :, 0]), ((0, 1), w[:, :, 0]),
-                     ((1, 0), w[:, :, 0].T)):
+    w1, w2 = w[0, :, 0], w[:, :, 0]
+    # NumPy's nan-forms index the weights per row, so they fail on the axes' shape
+    # (IndexError in NumPy 2.4): NumPy's reference gets the same weights at the data's shape
+    for axis, wh, wn in ((1, w, w), (-1, w, w), (None, w, w),
+                         (1, w1, np.broadcast_to(w1[:, None], x.shape)),
+                         ((0, 1), w2, np.broadcast_to(w2[:, :, None], x.shape)),
+                         ((1, 0), w2.T, np.broadcast_to(w2[:, :, None], x.shape))):
         for qq in (q, q[1]):
             kw = dict(axis=axis, method="inverted_cdf")
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                want = getattr(np, func)(x, qq, weights=wh, **kw)
+                want = getattr(np, func)(x, qq, weights=wn, **kw)
             nw = sum("All-NaN" in str(c.message) for c in caught)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")

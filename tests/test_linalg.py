@@ -175,6 +175,18 @@ def hpd(shape, dt):
     return h.astype(dt)
 
 
+def test_unpivot_kernel_compiles_for_each_item_size():
+    from gpunb.core.build.compiler import compile_program
+    from gpunb.core.kernels.pivot import codegen as pcg
+    for size in (4, 8, 16):
+        k = pcg.UnpivotKernel(size)
+        assert k.name.encode() in compile_program(pcg.render(k), (), "sm_90").cubin
+    with pytest.raises(ValueError, match="3-byte"):
+        pcg.UnpivotKernel(3)
+    assert pcg.fits(4096, 8) and not pcg.fits(4097, 8) and not pcg.fits(10, 2)
+    assert pcg.shared_bytes(4096, 8) == pcg.SHARED_LIMIT
+
+
 def tol(dt):
     return dict(rtol=2e-3, atol=2e-3) if np.dtype(dt) in (np.float32, np.complex64) else \
         dict(rtol=1e-9, atol=1e-9)
@@ -219,6 +231,23 @@ def test_solve_inv_det(dt, shape):
     close(LA.solve(a, gp.asarray(b2)), np.linalg.solve(h, b2))
     b3 = rand((2,) + shape[:-2] + (shape[-1], 2), "float32")      # broadcast batch
     close(LA.solve(a, gp.asarray(b3)), np.linalg.solve(h, b3), dt if dt in FLOATS else "float64")
+
+
+@gpu
+@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (300, 300), (3, 100, 100), (4096, 4096),
+                                   (4097, 4097)])
+def test_solve_one_vector_with_row_interchanges(dt, shape):
+    """One right-hand side: two triangular solves and the pivots' swaps in shared memory (up
+    to 4096 float64 items), cuSOLVER's getrs beyond. The matrices' rows are shuffled, so
+    partial pivoting swaps (a diagonally dominant matrix would pivot nothing)."""
+    if shape[-1] > 300 and dt != "float64":
+        pytest.skip("the large sizes straddle the float64 shared-memory limit")
+    n = shape[-1]
+    h = well(shape, dt)[..., rng.permutation(n), :]
+    b = rand((n,), dt)
+    close(LA.solve(gp.asarray(h), gp.asarray(b)), np.linalg.solve(h, b))
+    close(LA.solve(gp.asarray(h), gp.asarray(b[:, None])), np.linalg.solve(h, b[:, None]))
 
 
 @gpu

@@ -5,7 +5,8 @@
 One matrix: cuSOLVER's 64-bit ``Xgetrf``/``Xgetrs``. A stack of small matrices: cuBLAS's
 ``getrfBatched``/``getrsBatched`` (one launch for the whole stack). The LU is taken of the
 C-ordered copy as it lies (cuSOLVER reads it as ``A^T``): ``solve`` then runs ``getrs``
-transposed, and ``inv`` solves ``A^T Y = I``, whose column-major ``Y = A^-T`` is ``A^-1`` in C
+transposed (one right-hand side: two cuBLAS ``trsv`` and gpunb's shared-memory row
+interchanges, :mod:`gpunb.core.kernels.pivot`, 0.40 against getrs's 0.72 ms at n = 2048), and ``inv`` solves ``A^T Y = I``, whose column-major ``Y = A^-T`` is ``A^-1`` in C
 order, so neither transposes anything.
 """
 
@@ -16,12 +17,15 @@ import math
 import numpy as np
 
 from ..core.kernels.elementwise.run import assign
+from ..core.kernels.pivot import codegen as pivot
+from ..core.kernels.pivot.run import unpivot
 from ..core.ndarray import ndarray
 from ..core.runtime import mathlibs, memory
 from . import _lapack as L
 from .errors import (SINGULAR, LinAlgError, check, common_type, gpu, numpy_shape_error,
                      stacked_2d, stacked_square)
 
+_LOWER, _UPPER, _NON_UNIT, _UNIT = 0, 1, 0, 1     # cublasFillMode_t, cublasDiagType_t
 BATCHED_MAX = 64      # stacks of matrices up to this order go to cuBLAS's batched LU
 _sizes: dict = {}     # (routine, dtype, n) -> cuSOLVER's workspace sizes
 
@@ -65,6 +69,8 @@ def _getrs(buf, ipiv, aptrs, rhs, n, k, count, trans):
     (overwritten), ``op(LU-matrix) X = B``."""
     dt = buf.dtype
     mb, rb = n * n * dt.itemsize, n * k * dt.itemsize
+    if aptrs is None and k == 1 and trans == L.OP_T and pivot.fits(n, dt.itemsize):
+        return _trsv_t(buf, ipiv, rhs, n, count)
     with mathlibs.errors("getrs"):
         if aptrs is not None:
             bptrs = L.pointers(rhs, count, rb)
@@ -79,6 +85,22 @@ def _getrs(buf, ipiv, aptrs, rhs, n, k, count, trans):
         a0, p0, b0, c = L.ptr(buf), L.ptr(ipiv), L.ptr(rhs), L.ptr(codes)
         for i in range(count):
             cs.xgetrs(h, p, trans, n, k, t, a0 + i * mb, n, p0 + i * n * 8, t, b0 + i * rb, n, c)
+
+
+def _trsv_t(buf, ipiv, rhs, n, count):
+    """The transposed one-vector solve as two cuBLAS ``trsv`` and gpunb's own row interchanges
+    (``getrs``'s global-memory ones were 0.44 of its 0.72 ms at n = 2048): the LU of ``A^T``
+    is ``P L U``, so ``A = U^T L^T P^T`` and ``x = P (L^T \\ (U^T \\ b))``."""
+    dt = buf.dtype
+    trsv = getattr(L.blas(), L.PREFIX[dt] + "trsv")
+    h = mathlibs.handle("cublas")
+    mb, vb = n * n * dt.itemsize, n * dt.itemsize
+    a0, p0, b0 = L.ptr(buf), L.ptr(ipiv), L.ptr(rhs)
+    for i in range(count):
+        with mathlibs.errors("trsv"):
+            trsv(h, _UPPER, L.OP_T, _NON_UNIT, n, a0 + i * mb, n, b0 + i * vb, 1)
+            trsv(h, _LOWER, L.OP_T, _UNIT, n, a0 + i * mb, n, b0 + i * vb, 1)
+        unpivot(b0 + i * vb, p0 + i * n * 8, n, dt.itemsize)
 
 
 def solve(a, b):

@@ -249,8 +249,18 @@ def _angle(numerator: str, denominator: str):
 
 def _spacing(loop, a):
     """NumPy's spacing: the step to the next value away from zero (toward +inf for -0.0), NaN
-    for infinities; float16 steps its own bits as ``_nextafter`` does."""
+    for infinities. float16 is NumPy's ``npy_half_spacing`` bit for bit: always positive, and
+    for a negative power of two the smaller step below it (checked on all 65536 halves)."""
     x, t = a[0], compute_type(loop[0])
+    if loop[0] == np.float16:
+        return (f"([&]() -> float {{ const unsigned short h = gpunb::to_half({x}).x, "
+                "e = h & 0x7c00u, s = h & 0x03ffu; unsigned short r; "
+                "if (e == 0x7c00u) return __int_as_float(0x7fc00000); "
+                "if (h == 0x7bffu) r = 0x7c00u; "
+                "else if ((h & 0x8000u) && s == 0) "
+                "r = e > 0x2c00u ? e - 0x2c00u : e > 0x0400u ? 1u << ((e >> 10) - 2) : 1u; "
+                "else r = e > 0x2800u ? e - 0x2800u : e > 0x0400u ? 1u << ((e >> 10) - 1) : 1u; "
+                "gpunb::half o; o.x = r; return gpunb::to_float(o); }())")
     inf = "__int_as_float(0x7f800000)" if t == "float" else "__longlong_as_double(0x7ff0000000000000LL)"
     nxt = _nextafter(loop, [x, f"({x} < 0 ? -{inf} : {inf})"])
     return f"(gpunb::isinf_({x}) ? gpunb::qnan_({x}) : ({t})(({t})({nxt}) - {x}))"

@@ -1,0 +1,1 @@
+"""The row interchanges of an LU solve (LAPACK laswp) on one vector in shared memory."""
