@@ -134,6 +134,24 @@ def test_quantile_errors(func, q, kw):
                  lambda: getattr(np, func)(np.ones(5), q, **nkw))
 
 
+def test_cumulative_weights_are_flat_over_zero_weights():
+    """A parallel scan sums each position in its own order: entries after a zero weight may
+    differ from the one before it by a rounding. They are made equal to the last positive
+    weight's entry (0 before the first), as NumPy's sequential sum has them."""
+    from gpunb._statistics.quantiles import _flat_over_zeros
+
+    r = np.random.default_rng(9)
+    ws = r.random((50, 30)) * (r.random((50, 30)) < 0.5)
+    ws[0] = 0
+    exact = np.cumsum(ws, axis=-1)
+    noisy = exact * (1 + r.choice([-1, 0, 1], exact.shape) * 2.0 ** -52)
+    got = _flat_over_zeros(np, noisy, ws)
+    for row in range(50):
+        for k in range(30):
+            prev = [j for j in range(k + 1) if ws[row, j] > 0]
+            assert got[row, k] == (noisy[row, prev[-1]] if prev else 0.0)
+
+
 @pytest.mark.parametrize("nan", [False, True])
 def test_weighted_inverted_cdf_rows_on_numpy(nan):
     """The weighted quantile along rows is written against an array namespace: run on NumPy

@@ -174,9 +174,9 @@ def _quantile(x: ndarray, q: np.ndarray, axis, out, method, keepdims, weak_q, we
 def _weighted(x2, q, weights, R, out, keepdims, kept, axis):
     """``method='inverted_cdf'`` with weights (``weights`` of ``x``'s shape, broadcast):
     one row by a binary search in its CDF, rows by :func:`inverted_cdf_rows`."""
-    if R:
-        import gpunb
+    import gpunb
 
+    if R:
         w2 = _rows(weights, axis)[0]
         return _finish(inverted_cdf_rows(gpunb, x2, w2, q), None, out, keepdims, q.shape, kept)
     from .._sorting.bisect import searchsorted
@@ -190,9 +190,10 @@ def _weighted(x2, q, weights, R, out, keepdims, kept, axis):
     xs, ws = take(x2, order), take(w, order)
     last = xs[-1] if x2.dtype.kind in "fc" else None
     cdf = scan(ws, 0, "sum", np.float64)
-    cdf = _uf("true_divide")(cdf, cdf[-1])
-    if bool(_uf("isnan")(cdf[-1]).get()):
+    if bool(_uf("isnan")(_uf("true_divide")(cdf[-1], cdf[-1])).get()):
         raise ValueError("Weights included NaN, inf or were all zero.")
+    cdf = _flat_over_zeros(gpunb, cdf, ws)
+    cdf = _uf("true_divide")(cdf, cdf[-1])
     if q.dtype.kind == "f":
         cdf = cdf.astype(q.dtype)
     if bool(_uf("equal")(cdf[0], 0).get()):
@@ -201,6 +202,18 @@ def _weighted(x2, q, weights, R, out, keepdims, kept, axis):
     ind = _uf("minimum")(searchsorted(cdf, qg, side="left"), x2.shape[-1] - 1)
     result = take(xs, ind)
     return _finish(result, last, out, keepdims, q.shape, kept)
+
+
+def _flat_over_zeros(xp, cdf, ws):
+    """The cumulative weights ``cdf`` with each zero weight's entry equal to the last
+    positive weight's before it (0 before the first). NumPy's sequential sum has that
+    exactly; a parallel scan sums each position in its own order, so a trailing zero weight
+    could land a rounding below ``q = 1`` and be picked after the last weighted value."""
+    pos = ws > 0
+    count = xp.cumsum(pos, axis=-1)
+    first = xp.argsort(~pos, axis=-1, kind="stable")     # the positive positions, in order
+    last = xp.take_along_axis(first, xp.maximum(count - 1, 0), axis=-1)
+    return xp.where(count == 0, 0.0, xp.take_along_axis(cdf, last, axis=-1))
 
 
 def inverted_cdf_rows(xp, x2, w2, q: np.ndarray, nan_last: bool = True):
@@ -214,10 +227,12 @@ def inverted_cdf_rows(xp, x2, w2, q: np.ndarray, nan_last: bool = True):
     K = x2.shape[-1]
     order = xp.argsort(x2, axis=-1, kind="stable")
     xs = xp.take_along_axis(x2, order, axis=-1)
-    cdf = xp.cumsum(xp.take_along_axis(w2, order, axis=-1), axis=-1, dtype=np.float64)
-    cdf = cdf / cdf[..., -1:]
-    if bool(xp.any(xp.isnan(cdf[..., -1]))):
+    ws = xp.take_along_axis(w2, order, axis=-1)
+    cdf = xp.cumsum(ws, axis=-1, dtype=np.float64)
+    if bool(xp.any(xp.isnan(cdf[..., -1] / cdf[..., -1]))):
         raise ValueError("Weights included NaN, inf or were all zero.")
+    cdf = _flat_over_zeros(xp, cdf, ws)
+    cdf = cdf / cdf[..., -1:]
     if q.dtype.kind == "f":
         cdf = cdf.astype(q.dtype)
     cdf = xp.where(cdf == 0, -1, cdf)

@@ -129,8 +129,9 @@ def solve(a, b):
         out = ndarray._empty(batch + ((n,) if vector else (n, k)), dt)
         return out
     lu_buf = L.work(a, dt, True, batch)           # column-major A^T
-    rhs = L.work(bm, dt, False, batch)            # column-major B: (batch, k, n) in C order
+    # the LU first: the GPU starts factoring while the host prepares the rest
     ipiv, codes, aptrs = lu(lu_buf, n, count)
+    rhs = L.work(bm, dt, False, batch)            # column-major B: (batch, k, n) in C order
     _getrs(lu_buf, ipiv, aptrs, rhs, n, k, count, L.OP_T)   # (A^T)^T X = B
     check(codes, SINGULAR)
     return rhs.reshape(batch + (n,)) if vector else rhs.swapaxes(-1, -2)
