@@ -443,8 +443,29 @@ _meth("__rmatmul__", "linalg.products:rmatmul_operator")
 _meth("__imatmul__", "linalg.products:imatmul_operator")
 
 # -- index tricks, iteration helpers and NumPy's error state (HELPER-A) ---------------------------
+# (kind 'value': an object that is no function, used by indexing (mgrid[...]), or a constant)
+_obj("mgrid", "_indexing.tricks:mgrid", "value")
+_obj("ogrid", "_indexing.tricks:ogrid", "value")
+_obj("r_", "_indexing.tricks:r_", "value")
+_obj("c_", "_indexing.tricks:c_", "value")
+_obj("s_", "_indexing.tricks:s_", "value")                 # NumPy's own (tuples of slices)
+_obj("index_exp", "_indexing.tricks:index_exp", "value")   # NumPy's own
+_obj("ndindex", "_indexing.tricks:ndindex", "class")       # NumPy's own (shapes only)
+_obj("ndenumerate", "_indexing.tricks:ndenumerate", "class")
+_obj("broadcast", "_manipulation.broadcast:broadcast", "class")
+_fn("row_stack", "_manipulation.aliases")
+_fn("shares_memory", "_utility.memory")
+_obj("errstate", "_utility.errstate:errstate", "class")    # NumPy's own error state
+_fn("seterr", "_utility.errstate")
+_fn("geterr", "_utility.errstate")
+_fn("seterrcall", "_utility.errstate")
+_fn("geterrcall", "_utility.errstate")
+_obj("euler_gamma", "_math.constants:euler_gamma", "value")
 
 # -- vectorize, poly1d and the remaining polynomial names (HELPER-C) ------------------------------
+_obj("vectorize", "core.fusion.vectorize:vectorize", "class")    # one fused kernel (gpunb.fuse)
+_obj("poly1d", "_math.poly1d:poly1d", "class")
+_fn("polydiv", "_math.polynomial")
 
 # -- subpackages ----------------------------------------------------------------------------------
 _obj("linalg", "linalg", "module")
@@ -452,6 +473,9 @@ _obj("fft", "fft", "module")
 _obj("random", "random", "module")
 _obj("cuda", "cuda", "module")
 _obj("testing", "testing", "module")
+_obj("lib", "lib", "module")             # numpy.lib's stride_tricks
+_sub("lib.stride_tricks", "as_strided", "_manipulation.strides")
+_sub("lib.stride_tricks", "sliding_window_view", "_manipulation.strides")
 _obj("dask", "dask", "module")           # gpunb arrays as Dask chunks (imports no dask)
 
 # -- gpunb.linalg (numpy.linalg): products on cuBLAS, the rest on cuSOLVER ---------------------
@@ -560,6 +584,8 @@ _sub("random", "dirichlet", "random.legacy", numpy=False)
 for _name in ("standard_cauchy", "wald", "noncentral_chisquare", "noncentral_f", "multivariate_normal"):
     _sub("random", _name, "random.legacy", numpy=False)
 # (HELPER-B: the remaining distributions)
+for _name in ("vonmises", "zipf", "logseries", "hypergeometric", "multinomial"):
+    _sub("random", _name, "random.legacy", numpy=False)
 
 # -- gpunb's own: arrays, fusion, raw CUDA, streams and memory, the kernel cache ------------------
 _obj("ndarray", "core.ndarray:ndarray", "class")

@@ -681,6 +681,23 @@ def test_cov_weight_errors_and_warnings():
 
 
 @gpu
+@pytest.mark.parametrize("mode", ["valid", "same", "full"])
+@pytest.mark.parametrize("dt", ["float32", "float64", "complex128"])
+def test_correlate_convolve_leave_out_the_terms_outside(mode, dt):
+    """NaN and inf meet only the other array's elements, never the padding past its ends:
+    NumPy's sums leave those terms out (0 * NaN would make every sum NaN)."""
+    cases = (([1, 2, 3, 4], [np.nan, 1, np.inf]), ([1, np.nan, 2], [1, np.nan, 2]),
+             ([5, 6], [np.inf, 1, 2, np.nan]), ([np.inf, 0, 1, 2, 3], [1, -1]))
+    for a, v in cases:
+        a, v = np.array(a, dt), np.array(v, dt)
+        for f in ("convolve", "correlate"):
+            with np.errstate(invalid="ignore"):
+                want = getattr(np, f)(a, v, mode)
+            np.testing.assert_array_equal(getattr(gp, f)(gp.asarray(a), gp.asarray(v), mode).get(),
+                                          want, err_msg=f"{f} {a} {v}")
+
+
+@gpu
 @settings(max_examples=40, deadline=None)
 @given(data_=st.data())
 def test_correlate_convolve(data_):

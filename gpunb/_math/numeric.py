@@ -119,7 +119,14 @@ def _polyval(xp, p, x):
 
 def polyval(p, x):
     """The polynomial with coefficients ``p`` (highest power first) at ``x`` (numpy.polyval:
-    Horner's steps, NumPy's dtypes)."""
+    Horner's steps, NumPy's dtypes; a poly1d ``p`` is its coefficients, a poly1d ``x`` gives
+    a poly1d)."""
+    from .poly1d import _polyval_poly1d, poly1d
+
+    if isinstance(p, poly1d):
+        p = p.coeffs
+    if isinstance(x, poly1d):
+        return _polyval_poly1d(_gp().asarray(p), x)
     return _polyval(_gp(), p, x)
 
 

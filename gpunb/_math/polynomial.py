@@ -1,7 +1,8 @@
-"""NumPy's polynomial functions (``numpy.polyadd``... the ``poly1d``-free forms): the
-arithmetic and ``polyfit`` on the GPU, written against an array namespace ``xp`` (NumPy's in
+"""NumPy's polynomial functions (``numpy.polyadd``...): the arithmetic, ``polydiv`` and
+``polyfit`` on the GPU, written against an array namespace ``xp`` (NumPy's in
 tests/test_numeric_cpu.py); ``roots`` and ``poly`` of their few coefficients computed by
-NumPy on the host (a companion matrix's eigenvalues, a product of factors) and uploaded."""
+NumPy on the host (a companion matrix's eigenvalues, a product of factors) and uploaded.
+As NumPy's, they take :class:`gpunb.poly1d` objects and return one when an input is one."""
 
 from __future__ import annotations
 
@@ -23,20 +24,99 @@ def _pad_sum(xp, a1, a2, sub: bool):
     return a1 - a2 if sub else a1 + a2
 
 
+def _poly1d():
+    from .poly1d import poly1d
+
+    return poly1d
+
+
+def _coeffs(p):
+    """A poly1d's coefficients, anything else as it is."""
+    return p.coeffs if isinstance(p, _poly1d()) else p
+
+
+def _as_poly(truepoly: bool, *values):
+    """The results as poly1d objects when an input was one (NumPy's ``truepoly``)."""
+    if not truepoly:
+        return values if len(values) > 1 else values[0]
+    out = tuple(_poly1d()(v) for v in values)
+    return out if len(out) > 1 else out[0]
+
+
+def _truepoly(*values) -> bool:
+    cls = _poly1d()
+    return any(isinstance(v, cls) for v in values)
+
+
 def polyadd(a1, a2):
     """The sum of two polynomials (numpy.polyadd; coefficients highest power first)."""
-    return _pad_sum(_gp(), a1, a2, False)
+    return _as_poly(_truepoly(a1, a2), _pad_sum(_gp(), _coeffs(a1), _coeffs(a2), False))
 
 
 def polysub(a1, a2):
     """The difference of two polynomials (numpy.polysub)."""
-    return _pad_sum(_gp(), a1, a2, True)
+    return _as_poly(_truepoly(a1, a2), _pad_sum(_gp(), _coeffs(a1), _coeffs(a2), True))
+
+
+def _trimmed(xp, c):
+    """NumPy's poly1d coefficients: at least 1-d, 1-d only, leading zeros trimmed (one read
+    back on the GPU), ``[0]`` when nothing is left."""
+    c = xp.atleast_1d(xp.asarray(c))
+    if c.ndim > 1:
+        raise ValueError("Polynomial must be 1d only.")
+    c = xp.trim_zeros(c, trim="f")
+    return xp.zeros(1, c.dtype) if len(c) == 0 else c
+
+
+def _polymul(xp, a1, a2):
+    return xp.convolve(_trimmed(xp, a1), _trimmed(xp, a2))
 
 
 def polymul(a1, a2):
-    """The product of two polynomials (numpy.polymul: their coefficients convolved)."""
-    gp = _gp()
-    return gp.convolve(gp.atleast_1d(gp.asarray(a1)), gp.atleast_1d(gp.asarray(a2)))
+    """The product of two polynomials (numpy.polymul: both trimmed of leading zeros as
+    poly1d objects, then their coefficients convolved)."""
+    return _as_poly(_truepoly(a1, a2), _polymul(_gp(), _coeffs(a1), _coeffs(a2)))
+
+
+def _polydiv(xp, u, v):
+    u, v = xp.atleast_1d(xp.asarray(u)), xp.atleast_1d(xp.asarray(v))
+    if u.ndim > 1 or v.ndim > 1:        # (NumPy fails on them with a ValueError of its own)
+        raise ValueError("polydiv takes 0-d or 1-d coefficient arrays")
+    if u.shape[0] == 0 or v.shape[0] == 0:      # NumPy's u[0] + v[0]
+        raise IndexError("index 0 is out of bounds for axis 0 with size 0")
+    u, v = u + 0.0, v + 0.0
+    w = np.result_type(u.dtype, v.dtype)       # NumPy's u[0] + v[0]: the common type
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    scale = 1.0 / v[0]
+    q = xp.zeros((max(m - n + 1, 1),), w)
+    r = u.astype(w)
+    # NumPy's long division, one quotient coefficient per step: on the GPU each step is three
+    # small launches (d = scale * r[k] into q[k], d * v, r[k:k+n+1] -= that), the same
+    # operations in the same dtypes as NumPy's, so the same roundings; nothing is read back.
+    for k in range(m - n + 1):
+        d = q[k:k + 1]
+        xp.multiply(scale, r[k:k + 1], out=d)
+        xp.subtract(r[k:k + n + 1], d * v, out=r[k:k + n + 1])
+    if r.shape[0] > 1:
+        # NumPy drops leading remainder terms while allclose(r[0], 0, rtol=1e-14), i.e.
+        # |r[0]| <= 1e-8 (computed in float64/complex128), keeping one: the first term that
+        # is not, found at once (one value read back)
+        wide = r.astype(np.complex128 if w.kind == "c" else np.float64)
+        big = xp.logical_not(xp.abs(wide) <= 1e-8)
+        first = int(xp.argmax(xp.concatenate((big, xp.ones(1, bool)))))
+        r = r[min(first, r.shape[0] - 1):]
+    return q, r
+
+
+def polydiv(u, v):
+    """The quotient and remainder of polynomial division (numpy.polydiv: NumPy's long
+    division in the inputs' common floating type, and its trimming of the remainder's
+    leading near-zero terms, ``|r[0]| <= 1e-8``). Real values are NumPy's bit for bit;
+    complex ones within rounding (NumPy multiplies each quotient term as a complex scalar,
+    which rounds apart from its array loops and gpunb's), so the remainder's leading
+    roundoff terms may differ, and in complex64, where they can exceed NumPy's trimming
+    tolerance, so may their number."""
+    return _as_poly(_truepoly(u, v), *_polydiv(_gp(), _coeffs(u), _coeffs(v)))
 
 
 def _polyder(xp, p, m):
@@ -52,7 +132,7 @@ def _polyder(xp, p, m):
 
 def polyder(p, m=1):
     """The ``m``-th derivative of a polynomial (numpy.polyder)."""
-    return _polyder(_gp(), p, m)
+    return _as_poly(_truepoly(p), _polyder(_gp(), _coeffs(p), m))
 
 
 def _polyint(xp, p, m, k):
@@ -72,7 +152,7 @@ def _polyint(xp, p, m, k):
 
 def polyint(p, m=1, k=None):
     """The ``m``-th antiderivative of a polynomial, constants ``k`` (numpy.polyint)."""
-    return _polyint(_gp(), p, m, k)
+    return _as_poly(_truepoly(p), _polyint(_gp(), _coeffs(p), m, k))
 
 
 def _polyfit(xp, x, y, deg, rcond, full, w, cov):
@@ -131,11 +211,11 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 def roots(p):
     """The roots of a polynomial (numpy.roots: its companion matrix's eigenvalues), computed
     by NumPy on the host from the few coefficients and uploaded."""
-    return _gp().asarray(np.asarray(np.roots(asnumpy(p))))
+    return _gp().asarray(np.asarray(np.roots(asnumpy(_coeffs(p)))))
 
 
 def poly(seq_of_zeros):
     """The coefficients of the polynomial with these roots (numpy.poly; a square matrix: its
     characteristic polynomial), computed by NumPy on the host and uploaded; 1.0 for none."""
-    r = np.poly(asnumpy(seq_of_zeros))
+    r = np.poly(asnumpy(_coeffs(seq_of_zeros)))
     return r if np.ndim(r) == 0 else _gp().asarray(r)

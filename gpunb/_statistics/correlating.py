@@ -241,30 +241,43 @@ def window(N: int, M: int, mode: int) -> tuple[int, int]:
     return (-(M // 2), N) if N >= M else (N // 2 - (M - 1), M)
 
 
-def _window_sum(conj, rdt):
+def _window_sum(conj, rdt, masked=False):
     def window_sum(w, v):
         return _multiply(w, _conj(v) if conj else v).sum(axis=-1, dtype=rdt)
-    return window_sum
+
+    def masked_sum(w, v, inside):
+        # a term outside ``a`` is left out, as NumPy's sums leave it (0 * NaN would be NaN);
+        # -0.0 is the exact identity of a float sum
+        from .._sorting.search import where
+
+        zero = 0 if rdt.kind in "biu" else -0.0
+        return where(inside, _multiply(w, _conj(v) if conj else v), zero).sum(axis=-1, dtype=rdt)
+    return masked_sum if masked else window_sum
 
 
 def _dot_windows(a, v, mode: int, conj: bool):
-    """``c[k0 + i]`` of :func:`window`: a sliding-window view of ``a`` (zero-padded when the
-    windows run past its ends) times ``v``, summed in one fused kernel."""
+    """``c[k0 + i]`` of :func:`window`: a sliding-window view of ``a`` (padded when the
+    windows run past its ends, the padding's terms left out) times ``v``, summed in one fused
+    kernel."""
     N, M = a.size, v.size
     rdt = np.result_type(a.dtype, v.dtype)
     k0, L = window(N, M, mode)
     lo, hi = k0, k0 + L - 1 + M - 1            # the elements of a the windows touch
-    if lo >= 0 and hi <= N - 1:
-        base, start = a, lo
-    else:
-        base = ndarray._empty((hi - lo + 1,), a.dtype)
-        base[...] = 0
-        base[-lo:-lo + N] = a
-        start = 0
-    s = base.strides[0]
-    w = base._derive((L, M), (s, s), start * s)
     cj = bool(conj and rdt.kind == "c")
-    return _memo(("window", cj, rdt), lambda: _window_sum(cj, rdt))(w, v)
+    if lo >= 0 and hi <= N - 1:
+        s = a.strides[0]
+        w = a._derive((L, M), (s, s), lo * s)
+        return _memo(("window", cj, rdt), lambda: _window_sum(cj, rdt))(w, v)
+    base = ndarray._empty((hi - lo + 1,), a.dtype)
+    base[...] = 0
+    base[-lo:-lo + N] = a
+    inside = ndarray._empty((hi - lo + 1,), np.dtype(bool))
+    inside[...] = False
+    inside[-lo:-lo + N] = True
+    s = base.strides[0]
+    w = base._derive((L, M), (s, s))
+    m = inside._derive((L, M), (1, 1))
+    return _memo(("window", cj, rdt, "masked"), lambda: _window_sum(cj, rdt, True))(w, v, m)
 
 
 def correlate(a, v, mode="valid"):

@@ -130,3 +130,37 @@ def choice(gen, a, size=None, replace=True, p=None, axis=0, shuffle=True):
         return idx
     res = _api("take")(pop, idx.reshape(-1), axis=axis)
     return res.reshape(pop.shape[:axis] + shape + pop.shape[axis + 1:])
+
+
+def permuted(gen, x, axis=None, out=None):
+    """NumPy's ``Generator.permuted``: each slice along ``axis`` (the flattened array when
+    None) shuffled independently, by the argsort of random 64-bit keys along ``axis``; the
+    result in a new array or ``out`` (which may be ``x``: shuffled in place)."""
+    a = args.array(x, "permuted")
+    if out is not None:
+        if not isinstance(out, ndarray):
+            raise TypeError(f"permuted: out must be a gpunb.ndarray, not {type(out).__name__}")
+        if out.shape != a.shape:
+            raise ValueError("out must have the same shape as x")
+        if not np.can_cast(a.dtype, out.dtype, "safe"):
+            raise TypeError(f"Cannot cast array data from {a.dtype!r} to {out.dtype!r} "
+                            "according to the rule 'safe'")
+    if axis is None:
+        if a.ndim == 0:
+            raise TypeError("len() of unsized object")
+        flat = a.reshape(-1)
+        res = a.copy() if a.size <= 1 else _api("take")(flat, _perm(gen, flat.size)).reshape(a.shape)
+    else:
+        ax = _normalize_axis(axis, a.ndim)
+        if a.shape[ax] <= 1 or a.size == 0:
+            res = a.copy()
+        else:
+            keys = ndarray._empty(a.shape, _U64)
+            run.fill_integers(gen._state, keys, 0, pl.MASK64)
+            from .._sorting.sort import argsort
+            res = _api("take_along_axis")(a, argsort(keys, axis=ax, kind="stable"), axis=ax)
+    if out is None:
+        return res
+    from ..core.kernels.elementwise.run import assign
+    assign(out, res)
+    return out

@@ -19,6 +19,7 @@ from ..core.kernels.random import plan as pl
 from ..core.kernels.random import run
 from ..core.ndarray import ndarray
 from ._derived import Derived
+from ._more import More
 from .bitgen import BitGenerator, Philox
 
 _F64, _F32, _I64 = np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.int64)
@@ -128,7 +129,7 @@ def _broadcast(p, shape) -> ndarray | float:
     return _full(shape, p)
 
 
-class Generator(Derived):
+class Generator(Derived, More):
     """NumPy's ``numpy.random.Generator`` on the GPU, drawing from a gpunb bit generator.
 
     ``Generator(Philox(seed)).random(n)`` and ``.integers(...)`` equal NumPy's

@@ -157,6 +157,14 @@ class RandomState:
     def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8):
         return self._gen.multivariate_normal(mean, cov, size, check_valid, tol)
 
+    def vonmises(self, mu, kappa, size=None):
+        return self._gen.vonmises(mu, kappa, size)
+
+    def multinomial(self, n, pvals, size=None):
+        """Multinomial samples (NumPy's legacy ``multinomial``: an int ``n``, 1-d ``pvals``)."""
+        from ._more import multinomial
+        return multinomial(self._gen, n, pvals, size, legacy=True)
+
     # -- discrete ----------------------------------------------------------------------------
     def poisson(self, lam=1.0, size=None):
         return self._gen.poisson(lam, size)
@@ -169,6 +177,18 @@ class RandomState:
 
     def negative_binomial(self, n, p, size=None):
         return self._gen.negative_binomial(n, p, size)
+
+    def zipf(self, a, size=None):
+        return self._gen.zipf(a, size)
+
+    def logseries(self, p, size=None):
+        return self._gen.logseries(p, size)
+
+    def hypergeometric(self, ngood, nbad, nsample, size=None):
+        """Hypergeometric samples (NumPy's legacy checks: ``nsample >= 1``, no ``10**9``
+        bound on ``ngood`` and ``nbad``)."""
+        from ._more import hypergeometric
+        return hypergeometric(self._gen, ngood, nbad, nsample, size, legacy=True)
 
     # -- permutations ------------------------------------------------------------------------
     def choice(self, a, size=None, replace=True, p=None):
@@ -221,6 +241,7 @@ for _name in ("rand", "randn", "randint", "random_integers", "random_sample", "r
               "choice", "permutation", "shuffle", "bytes", "lognormal", "laplace", "logistic",
               "geometric", "chisquare", "standard_t", "weibull", "rayleigh", "gumbel", "pareto",
               "power", "triangular", "negative_binomial", "f", "dirichlet", "standard_cauchy",
-              "wald", "noncentral_chisquare", "noncentral_f", "multivariate_normal"):
+              "wald", "noncentral_chisquare", "noncentral_f", "multivariate_normal", "vonmises",
+              "zipf", "logseries", "hypergeometric", "multinomial"):
     globals()[_name] = _module_function(_name)
 del _name

@@ -33,6 +33,8 @@ Kernel kinds (:class:`RandomKernel`):
   starts at block ``S + i / per_block``; a rejection loop's further attempts use blocks
   ``S + i + j * 2**128`` (counter word 2 plus the attempt), which the main stream reaches
   only after 2**128 blocks, so the stream's advance stays fixed and needs no read-back.
+  Von Mises, Zipf, logarithmic series, hypergeometric, multinomial and multivariate
+  hypergeometric kernels, on the same scheme, are in :mod:`.dists`.
 
 Pure: imports nothing from CUDA, returns a string.
 """
@@ -42,6 +44,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from . import dists
 
 THREADS = 256
 SCAN_THREADS = 1024
@@ -97,6 +101,8 @@ def vector_width(k: RandomKernel) -> int:
 def render(k: RandomKernel) -> str:
     if k.kind == "scan":
         return _HEAD + _SCAN
+    if k.kind == "dist" and k.what in dists.WHATS:     # von Mises, Zipf, ... (:mod:`.dists`)
+        return _HEAD + _DIST_LIB + dists.LIB + dists.source(k, THREADS, _CTYPE)
     if k.kind == "dist":
         return _HEAD + _DIST_LIB + _dist_kernel(k)
     return _HEAD + _stream_kernel(k)

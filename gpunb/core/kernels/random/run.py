@@ -159,8 +159,9 @@ def fill_dist(state: pl.StreamState, out: ndarray, what: str, loc: float = 0.0,
 
 
 def fill_per_element(state: pl.StreamState, out: ndarray, what: str, params) -> None:
-    """gamma / beta / poisson, one element per block; ``params`` (one, two for beta) are
-    each a float (the same for all) or a C-contiguous float64 array of ``out.size``."""
+    """gamma / beta / poisson / binomial and the one-element kinds of :mod:`.dists`, one
+    element per block; ``params`` (up to four, as the kernel takes them) are each a float
+    (the same for all) or a C-contiguous float64 array of ``out.size``."""
     n = out.size
     if n == 0:
         return
@@ -177,3 +178,21 @@ def fill_per_element(state: pl.StreamState, out: ndarray, what: str, params) -> 
     idx = tuple(range(len(ptrs)))
     execute((Step(_fn("dist", what, out.dtype), _grid(n), (cg.THREADS,), (*idx, args)),), ptrs)
     state.advance_blocks(n)
+
+
+def fill_rows(state: pl.StreamState, out: ndarray, what: str, arrays, d: int, off: int = 0,
+              rng: int = 0, f=(0.0, 0.0, 0.0, 0.0)) -> None:
+    """multinomial / mvhg (:mod:`.dists`): one thread per row of ``d`` elements of ``out``
+    (C-contiguous int64, rows times ``d``); ``arrays`` the kernel's pointer arguments after
+    ``out`` (gpunb arrays, or None for a null pointer), ``d`` as ``limit``, ``off``, ``rng``
+    and ``f`` the other arguments. Row ``r``'s category ``j`` draws as element ``r * d + j``
+    of a per-element draw: the stream advances by ``rows * d`` blocks."""
+    rows = out.size // d if d else 0
+    if rows == 0:
+        return
+    S = (state.counter + 1) & ((1 << 256) - 1)
+    ptrs = [_vp(out.data.ptr)] + [_vp(a.data.ptr if a is not None else 0) for a in arrays]
+    args = state.args(S, 0, rows, rows * d, limit=d, off=off, rng=rng, f=tuple(f))
+    execute((Step(_fn("dist", what, out.dtype), _grid(rows), (cg.THREADS,),
+                  (*range(len(ptrs)), args)),), ptrs)
+    state.advance_blocks(rows * d)
