@@ -461,6 +461,12 @@ _fn("geterr", "_utility.errstate")
 _fn("seterrcall", "_utility.errstate")
 _fn("geterrcall", "_utility.errstate")
 _obj("euler_gamma", "_math.constants:euler_gamma", "value")
+for _name in ("typecodes", "ScalarType", "sctypeDict", "little_endian", "True_", "False_"):
+    _obj(_name, f"_types.values:{_name}", "value")             # NumPy's own objects
+_fn("format_float_positional", "_utility.floatformat")    # NumPy's (a 0-d GPU array read back)
+_fn("format_float_scientific", "_utility.floatformat")
+_fn("fromregex", "_utility.io")                           # NumPy's parse, one upload
+_fn("show_runtime", "_utility.info")                      # NumPy's report, then gpunb's
 
 # -- vectorize, poly1d and the remaining polynomial names (HELPER-C) ------------------------------
 _obj("vectorize", "core.fusion.vectorize:vectorize", "class")    # one fused kernel (gpunb.fuse)
@@ -477,6 +483,9 @@ _obj("lib", "lib", "module")             # numpy.lib's stride_tricks
 _sub("lib.stride_tricks", "as_strided", "_manipulation.strides")
 _sub("lib.stride_tricks", "sliding_window_view", "_manipulation.strides")
 _obj("dask", "dask", "module")           # gpunb arrays as Dask chunks (imports no dask)
+_obj("emath", "emath", "module")         # numpy.emath: complex outside the real domain
+for _name in ("sqrt", "log", "log2", "log10", "logn", "power", "arccos", "arcsin", "arctanh"):
+    _sub("emath", _name, "_math.emath")
 
 # -- gpunb.linalg (numpy.linalg): products on cuBLAS, the rest on cuSOLVER ---------------------
 _sub("linalg", "matmul", "linalg.products")

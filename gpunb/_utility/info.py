@@ -79,3 +79,14 @@ def show_config() -> None:
     width = max(map(len, info))
     for key, value in info.items():
         print(f"{key + ':':{width + 1}s} {value}")
+
+
+def show_runtime() -> None:
+    """Print NumPy's runtime report (numpy.show_runtime: versions, the host's SIMD extensions,
+    the BLAS thread pools), then gpunb's (:func:`show_config`: gpunb's CUDA components, the
+    kernel cache, the devices)."""
+    import numpy
+
+    numpy.show_runtime()
+    print("gpunb:")
+    show_config()

@@ -91,3 +91,33 @@ def fromfile(*args, **kwargs):
 def fromstring(*args, **kwargs):
     """numpy.fromstring (text mode, ``sep`` given), the result uploaded."""
     return _upload(np.fromstring(*args, **kwargs))
+
+
+def fromregex(file, regexp, dtype, encoding=None):
+    """numpy.fromregex's parse on the host (its regular expression, dtype checks and errors),
+    then one upload. NumPy's result is a structured array, which is no GPU data: a dtype of
+    one field gives that field, ``numpy.fromregex(...)[name]`` (shape ``(n,)``); fields that
+    all share one dtype give an ``(n, fields)`` array, one column per field
+    (``numpy.lib.recfunctions.structured_to_unstructured``); fields of mixed or unsupported
+    dtypes raise TypeError."""
+    host = np.fromregex(file, regexp, dtype, encoding=encoding)
+    return _upload(_unstructured(host))
+
+
+def _unstructured(a: np.ndarray) -> np.ndarray:
+    """A structured array as plain data: its one field, or its fields of one dtype as
+    columns."""
+    from ..core.dtypes import UnsupportedDTypeError
+
+    names = a.dtype.names
+    field, *others = {a.dtype.fields[n][0] for n in names}
+    if others or field.names is not None or field.shape:
+        fields = ", ".join(f"{n}: {a.dtype.fields[n][0]}" for n in names)
+        raise UnsupportedDTypeError(
+            f"structured arrays are not GPU data; gpunb's fromregex gives fields of one plain "
+            f"dtype as columns, not {fields}")
+    if len(names) == 1:
+        return a[names[0]]
+    from numpy.lib import recfunctions
+
+    return recfunctions.structured_to_unstructured(a)
