@@ -3,6 +3,7 @@ rolls, dimension helpers, comparisons (isclose, allclose, array_equal), complex 
 Errors are checked on the CPU (arrays over a made-up address: every check runs before a
 kernel); values against NumPy on the GPU."""
 
+import re
 import warnings
 
 import numpy as np
@@ -62,6 +63,22 @@ def test_dtype_names_are_numpys():
 def test_errors_match_numpy(call, exc, msg):
     with pytest.raises(exc, match=msg):
         call()
+
+
+_CONCAT_ERRORS = [(shapes, axis) for shapes in [((1,), (1, 0)), ((1, 0), (1,)), ((2, 3), (2, 3, 1)),
+                                                ((2, 3), (2, 4)), ((), (1,))]
+                  for axis in (0, 1, 2, 5, -1, -3)
+                  if not (shapes == ((2, 3), (2, 4)) and axis in (1, -1))]
+
+
+@pytest.mark.parametrize("shapes, axis", _CONCAT_ERRORS)
+def test_concatenate_errors_come_in_numpys_order(shapes, axis):
+    """The axis is checked against the first array before the others' dimensions (the
+    r_ hypothesis test on the GPU found AxisError where gpunb said ValueError)."""
+    with pytest.raises(Exception) as want:
+        np.concatenate([np.zeros(s) for s in shapes], axis=axis)
+    with pytest.raises(want.type, match=re.escape(str(want.value))):
+        gp.concatenate([fake(s, "float64") for s in shapes], axis=axis)
 
 
 def test_views_need_no_kernel():

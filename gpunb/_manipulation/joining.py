@@ -44,12 +44,12 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     nd = xs[0].ndim
     if nd == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
+    axis = args.axis(axis, nd)          # NumPy checks the axis against the first array first
     for i, x in enumerate(xs[1:], 1):
         if x.ndim != nd:
             raise ValueError("all the input arrays must have same number of dimensions, but the "
                              f"array at index 0 has {nd} dimension(s) and the array at index {i} "
                              f"has {x.ndim} dimension(s)")
-    axis = args.axis(axis, nd)
     shape = list(xs[0].shape)
     for i, x in enumerate(xs[1:], 1):
         for d in range(nd):
