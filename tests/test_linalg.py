@@ -180,11 +180,41 @@ def test_unpivot_kernel_compiles_for_each_item_size():
     from gpunb.core.kernels.pivot import codegen as pcg
     for size in (4, 8, 16):
         k = pcg.UnpivotKernel(size)
-        assert k.name.encode() in compile_program(pcg.render(k), (), "sm_90").cubin
+        cubin = compile_program(pcg.render(k), (), "sm_90").cubin
+        assert all(e.encode() in cubin for e in pcg.entry_points(k))
     with pytest.raises(ValueError, match="3-byte"):
         pcg.UnpivotKernel(3)
     assert pcg.fits(4096, 8) and not pcg.fits(4097, 8) and not pcg.fits(10, 2)
-    assert pcg.shared_bytes(4096, 8) == pcg.SHARED_LIMIT
+    assert pcg.fits(2048, 8, True) and not pcg.fits(2049, 8, True)
+    assert pcg.shared_bytes(4096, 8) == pcg.shared_bytes(2048, 8, True) == pcg.SHARED_LIMIT
+
+
+def _swapped_backward(z, piv):
+    x = z.copy()
+    for i in range(len(piv) - 1, -1, -1):
+        j = piv[i] - 1
+        x[i], x[j] = x[j].copy(), x[i].copy()
+    return x
+
+
+@gpu
+@pytest.mark.parametrize("dt", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_unpivot_kernels_swap_as_lapack(dt, parallel):
+    """Both kernels against the swaps applied one by one: random pivots, none, chains (each
+    step moving the previous one's value on), repeated targets, one target for every step."""
+    from gpunb.core.kernels.pivot.run import unpivot
+
+    for n in (1, 2, 7, 300, 1000):
+        patterns = [[int(rng.integers(i, n)) for i in range(n)], list(range(n)),
+                    [min(i + 1, n - 1) for i in range(n)], [n - 1] * n,
+                    [i if rng.random() < 0.5 else int(rng.integers(i, min(n, i + 3))) for i in range(n)]]
+        for p in patterns:
+            piv = np.array(p, np.int64) + 1
+            z = rand((n,), dt)
+            x, gpiv = gp.asarray(z), gp.asarray(piv)
+            unpivot(x.data.ptr, gpiv.data.ptr, n, x.itemsize, parallel)
+            np.testing.assert_array_equal(x.get(), _swapped_backward(z, piv))
 
 
 def tol(dt):

@@ -6,7 +6,7 @@ One matrix: cuSOLVER's 64-bit ``Xgetrf``/``Xgetrs``. A stack of small matrices: 
 ``getrfBatched``/``getrsBatched`` (one launch for the whole stack). The LU is taken of the
 C-ordered copy as it lies (cuSOLVER reads it as ``A^T``): ``solve`` then runs ``getrs``
 transposed (one right-hand side: two cuBLAS ``trsv`` and gpunb's shared-memory row
-interchanges, :mod:`gpunb.core.kernels.pivot`, 0.40 against getrs's 0.72 ms at n = 2048), and ``inv`` solves ``A^T Y = I``, whose column-major ``Y = A^-T`` is ``A^-1`` in C
+interchanges, :mod:`gpunb.core.kernels.pivot`, 0.32 against getrs's 0.72 ms at n = 2048), and ``inv`` solves ``A^T Y = I``, whose column-major ``Y = A^-T`` is ``A^-1`` in C
 order, so neither transposes anything.
 """
 
