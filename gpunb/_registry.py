@@ -442,7 +442,7 @@ _meth("__matmul__", "linalg.products:matmul_operator")
 _meth("__rmatmul__", "linalg.products:rmatmul_operator")
 _meth("__imatmul__", "linalg.products:imatmul_operator")
 
-# -- index tricks, iteration helpers and NumPy's error state (HELPER-A) ---------------------------
+# -- index tricks, iteration helpers, NumPy's error state and host-only values ----------------------
 # (kind 'value': an object that is no function, used by indexing (mgrid[...]), or a constant)
 _obj("mgrid", "_indexing.tricks:mgrid", "value")
 _obj("ogrid", "_indexing.tricks:ogrid", "value")
@@ -468,7 +468,7 @@ _fn("format_float_scientific", "_utility.floatformat")
 _fn("fromregex", "_utility.io")                           # NumPy's parse, one upload
 _fn("show_runtime", "_utility.info")                      # NumPy's report, then gpunb's
 
-# -- vectorize, poly1d and the remaining polynomial names (HELPER-C) ------------------------------
+# -- vectorize, poly1d and the remaining polynomial names ----------------------------------------
 _obj("vectorize", "core.fusion.vectorize:vectorize", "class")    # one fused kernel (gpunb.fuse)
 _obj("poly1d", "_math.poly1d:poly1d", "class")
 _fn("polydiv", "_math.polynomial")
@@ -592,7 +592,7 @@ _sub("random", "f", "random.legacy", numpy=False)
 _sub("random", "dirichlet", "random.legacy", numpy=False)
 for _name in ("standard_cauchy", "wald", "noncentral_chisquare", "noncentral_f", "multivariate_normal"):
     _sub("random", _name, "random.legacy", numpy=False)
-# (HELPER-B: the remaining distributions)
+# (the distributions of _more: rejection samplers and sequential draws per sample)
 for _name in ("vonmises", "zipf", "logseries", "hypergeometric", "multinomial"):
     _sub("random", _name, "random.legacy", numpy=False)
 
