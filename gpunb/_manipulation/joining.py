@@ -1,5 +1,6 @@
 """Joining and splitting arrays: ``concatenate``, ``stack``, ``vstack``, ``hstack``, ``dstack``,
-``column_stack``, ``append``; ``split``, ``array_split``, ``hsplit``, ``vsplit``, ``dsplit``.
+``column_stack``, ``append``, ``row_stack`` (NumPy 2's deprecated alias, warning as NumPy's);
+``split``, ``array_split``, ``hsplit``, ``vsplit``, ``dsplit``.
 
 Joining writes each input into its slice of one new array (one copy kernel each, at copy
 bandwidth when the slice is contiguous); splitting returns views. NumPy's rules, dtypes and
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 
 import numpy as np
 
@@ -212,3 +214,16 @@ def dsplit(ary, indices_or_sections):
     if x.ndim < 3:
         raise ValueError("dsplit only works on arrays of 3 or more dimensions")
     return split(x, indices_or_sections, 2)
+
+
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    """The arrays stacked vertically (numpy.row_stack): ``vstack``, after NumPy's
+    ``DeprecationWarning`` (NumPy 2.0 deprecated the alias).
+
+    .. deprecated:: NumPy 2.0
+        Use :func:`gpunb.vstack` directly.
+    """
+    # NumPy's text and category, so that filters written for NumPy's warning match it
+    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.",
+                  DeprecationWarning, stacklevel=2)
+    return vstack(tup, dtype=dtype, casting=casting)

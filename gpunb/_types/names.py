@@ -1,6 +1,9 @@
 """The scalar types, NumPy's own objects (``gpunb.float32 is numpy.float32``, as in CuPy), for
 the 14 dtypes gpunb supports, their NumPy 2 aliases, and the abstract types that
-``issubdtype`` tests against."""
+``issubdtype`` tests against; and NumPy's type tables and constants (``typecodes``,
+``ScalarType``, ``sctypeDict``, ``little_endian``, ``True_``, ``False_``), which describe
+NumPy's types on the host, those gpunb has no GPU dtype for included
+(``gpunb.core.dtypes.SUPPORTED`` lists the GPU's)."""
 
 from __future__ import annotations
 
@@ -15,3 +18,10 @@ ABSTRACT = ("generic", "number", "integer", "signedinteger", "unsignedinteger", 
             "floating", "complexfloating")
 
 globals().update({name: getattr(np, name) for name in SCALARS + ALIASES + ABSTRACT})
+
+typecodes = np.typecodes          # {'Character': 'c', 'Integer': 'bhilqnp', ...}
+ScalarType = np.ScalarType        # (int, float, complex, bool, bytes, str, memoryview, numpy's...)
+sctypeDict = np.sctypeDict        # names to scalar types ("float32": numpy.float32, "half"...)
+little_endian = np.little_endian  # the host's byte order (the GPU's is little-endian)
+True_ = np.True_                  # NumPy's bool scalars (numpy.bool_(True), numpy.bool_(False))
+False_ = np.False_

@@ -1,6 +1,13 @@
 """NumPy's host helpers under gpunb's names, for code written against ``gpunb as cp``: integer
-formatting (``binary_repr``, ``base_repr``), ``iterable``, and the print options (gpunb
-prints through NumPy's formatting, so these are NumPy's own)."""
+formatting (``binary_repr``, ``base_repr``), ``iterable``, the print options (gpunb prints
+through NumPy's formatting, so these are NumPy's own), ``euler_gamma``, and the floating-point
+error state (``errstate``, ``seterr``, ``geterr``, ``seterrcall``, ``geterrcall``).
+
+GPU kernels raise no floating-point exceptions: a division by zero gives ``inf`` or ``nan``
+on the device and no warning, whatever the error state says (CUDA has no floating-point
+status flags to read back, and CuPy behaves the same). What the state does govern are the
+steps gpunb runs on the host with NumPy (ranges, grids, dtype probes, host copies): those
+follow it exactly as NumPy code does, so code that sets or restores it runs unchanged."""
 
 from __future__ import annotations
 
@@ -12,3 +19,9 @@ iterable = np.iterable
 set_printoptions = np.set_printoptions
 get_printoptions = np.get_printoptions
 printoptions = np.printoptions
+euler_gamma = np.euler_gamma     # the Euler-Mascheroni constant, 0.5772156649015329
+errstate = np.errstate
+seterr = np.seterr
+geterr = np.geterr
+seterrcall = np.seterrcall
+geterrcall = np.geterrcall
