@@ -30,12 +30,13 @@ gpu = pytest.mark.gpu
 # -- CPU: the kernels compile ------------------------------------------------------------------
 
 # Every key size and kind (native ints, the float and complex key types), keys only and
-# pairs with int64 and int32 values, descending, a row composite: 8 sources of 3 to 5 s each on
+# pairs with int64 and int32 values, descending, a row composite, offset keys: 10 sources of 3 to 5 s each on
 # one core (all 14 dtypes x 3 take about three minutes).
 _KERNELS = [cg.SortKernel("float32"), cg.SortKernel("float64", "int64"), cg.SortKernel("int16", "int32"),
             cg.SortKernel("complex128", "int64"), cg.SortKernel("float16", None, True),
             cg.SortKernel("complex64"), cg.SortKernel("int8", "int64"),
-            cg.SortKernel("float32", rows=True)]
+            cg.SortKernel("float32", rows=True), cg.SortKernel("int64", offset=True),
+            cg.SortKernel("uint16", "int32", offset=True)]
 
 
 @pytest.mark.parametrize("k", _KERNELS, ids=lambda k: k.name)
@@ -81,6 +82,66 @@ def test_onesweep_plan():
     assert big.passes == 8 and big.portions == -(-(3 << 30) // big.portion_size)
     assert big.portion_size % tile == 0 and big.portion_size < 1 << 28
     assert sp.onesweep_plan(10, tile, 8).passes == 1
+
+
+def _bit_ordered(keys, dt):
+    u = np.asarray(keys, dt).view(f"u{np.dtype(dt).itemsize}").astype(np.uint64)
+    return u ^ np.uint64(1 << (8 * np.dtype(dt).itemsize - 1)) if np.dtype(dt).kind == "i" else u
+
+
+def _extremes(keys, dt):
+    """The histogram's two words: the complemented smallest and the largest bit-ordered key."""
+    b = _bit_ordered(keys, dt)
+    return np.array([~b.min(), b.max()], np.uint64)
+
+
+@pytest.mark.parametrize("dt, keys, moving, top", [
+    ("int64", [-1000, 7, 1000], range(1, 8), 2),              # straddles zero: 8 bytes differ
+    ("int64", [(1 << 40) - 5000, (1 << 40) + 5000], range(1, 6), 2),     # straddles 2^40
+    ("int32", [-300, 299], range(1, 4), 2),
+    ("uint32", [(1 << 24) - 3000, (1 << 24) + 3000], range(1, 4), 2),
+    ("int64", [-(1 << 40), 1 << 40], range(1, 8), 6),
+    ("int64", [0, 999], [1], 0),                     # already two passes: nothing to save
+    ("int16", [-100, 100], [1], 0),
+    ("int64", [-1000, (1 << 63) - 1], range(1, 8), 0),      # the largest key: a full range
+    ("int64", [-(1 << 62), 1 << 62], range(1, 8), 0),
+])
+def test_offset_keys_are_used_when_they_save_a_pass(dt, keys, moving, top):
+    """Integer keys in a narrow range sort as their differences from an offset (a multiple
+    of 2^8 at most the smallest key, so the first pass is unchanged) when that takes fewer
+    passes than the keys' own moving ones."""
+    from gpunb.core.kernels.sort.run import _offset_passes
+
+    k = cg.SortKernel(dt)
+    p = sp.onesweep_plan(1 << 20, k.tile, cg.key_bits(dt))
+    got_top, off = _offset_passes(k, p, _extremes(keys, dt), list(moving), 0)
+    assert got_top == top
+    if top:
+        b = _bit_ordered(keys, dt)
+        assert off % 256 == 0 and off <= int(b.min())
+        assert int(b.max()) - off < 1 << (8 * top)           # digits from `top` on are 0
+        assert ((b - np.uint64(off)) % np.uint64(256) == b % np.uint64(256)).all()
+    else:
+        assert off == 0
+    for other in (cg.SortKernel("float32"), cg.SortKernel(dt, None, True)):   # no offset kinds
+        assert _offset_passes(other, p, _extremes(keys, dt), list(moving), 0) == (0, 0)
+    two = sp.onesweep_plan(3 << 28, k.tile, cg.key_bits(dt))               # two portions
+    assert _offset_passes(k, two, _extremes(keys, dt), list(moving), 0) == (0, 0)
+
+
+def test_offset_sources_are_integer_ascending_keys():
+    for bad in (dict(key="float32"), dict(key="int64", descending=True), dict(key="int8"),
+                dict(key="int32", rows=True), dict(key="complex64")):
+        with pytest.raises(ValueError, match="offset keys"):
+            cg.SortKernel(offset=True, **bad)
+    k = cg.SortKernel("int64", "int32", offset=True)
+    assert k.name.endswith("_off") and "offset keys" in k.label and k.block_tile == 0
+    assert cg.entry_points(k) == tuple(k.name + s for s in ("_zero", "_hist", "_scan", "_onesweep"))
+    src = cg.render(k)
+    assert "gpunb_sort::okey<long long>" in src and "#define OFFSET 1" in src
+    assert "#define MINMAX 0" in src          # its histogram is of offset keys, no extremes
+    assert "#define MINMAX 1" in cg.render(cg.SortKernel("uint16"))
+    assert "#define MINMAX 0" in cg.render(cg.SortKernel("float64"))
 
 
 def test_pass_skipping_reads_the_histogram_without_its_padding():
@@ -417,12 +478,14 @@ def test_sort_flat_engine():
 
 @gpu
 @pytest.mark.parametrize("case", ["narrow int64", "equal int64", "signed int32", "float32 [1, 2)",
-                                  "float64 ties", "uint16"])
+                                  "float64 ties", "uint16", "int64 [-1000, 1000]", "int64 across 2^40",
+                                  "uint32 across 2^24", "int64 with its largest", "int16 around 0"])
 def test_passes_with_one_digit_are_skipped(case, monkeypatch):
     """Sorts long enough read the digit histograms back during their first pass and run only
     the later passes whose digit differs between keys (the result may end in the scratch
-    buffers): sorted keys, argsort, pairs and descending order stay NumPy's; the number of
-    digit passes launched is checked."""
+    buffers), or those of the keys' differences from an offset (integer keys in a narrow
+    range that straddles zero or a byte boundary): sorted keys, argsort, pairs and descending
+    order stay NumPy's; the number of digit passes launched is checked."""
     from gpunb.core.kernels.sort import run
 
     monkeypatch.setattr(run, "SKIP_PASSES_MIN", 20_000)
@@ -430,7 +493,12 @@ def test_passes_with_one_digit_are_skipped(case, monkeypatch):
     h, want_passes = {
         "narrow int64": (rng.integers(0, 1000, n), 2),
         "equal int64": (np.full(n, -7, np.int64), 1),
-        "signed int32": (rng.integers(-300, 300, n).astype(np.int32), 4),
+        "signed int32": (rng.integers(-300, 300, n).astype(np.int32), 2),      # offset keys
+        "int64 [-1000, 1000]": (rng.integers(-1000, 1001, n), 2),
+        "int64 across 2^40": (rng.integers(-5000, 5000, n) + (1 << 40), 2),
+        "uint32 across 2^24": (rng.integers(-3000, 3000, n).astype(np.uint32) + (1 << 24), 2),
+        "int64 with its largest": (np.append(rng.integers(-1000, 1001, n - 1), (1 << 63) - 1), 8),
+        "int16 around 0": (rng.integers(-100, 101, n).astype(np.int16), 2),
         "float32 [1, 2)": (rng.uniform(1, 2, n).astype(np.float32), 3),
         "float64 ties": (np.round(rng.uniform(0, 8, n)), 3),     # the first pass always runs
         "uint16": (rng.integers(0, 1 << 16, n).astype(np.uint16), 2),

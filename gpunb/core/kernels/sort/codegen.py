@@ -18,6 +18,14 @@ ascending or descending), with these entry points:
 - ``<name>_iota``, ``<name>_rowkey``, ``<name>_gather``: positions, row numbers and gathers
   of the sorts of many long rows (two stable sorts) and of ``lexsort``.
 
+Integer keys of 2 to 8 bytes: ``<name>_hist`` also finds the smallest and largest key (bit
+ordered: two words after the bins' area). An offset source (``offset=True``: integer keys,
+ascending) has only ``_zero``, ``_hist``, ``_scan`` and ``_onesweep``; its key type
+(``gpunb_sort::okey``) orders ``key - offset`` instead, ``offset`` a launch parameter: keys
+that straddle zero, or a byte boundary, in a narrow range (int64 keys in [-1000, 1000] differ
+in all 8 bytes, their differences from the smallest in 2) need only the digit passes of that
+range; :mod:`.run` picks it from the read-back smallest and largest keys.
+
 A row-composite source (``rows=True``: keys of at most 4 bytes, keys only) sorts
 ``(row << bits) | key`` 64-bit keys (``gpunb_sort::rkey``) instead: ``<name>_compose`` and
 ``<name>_extract`` build them and take the keys back, and it has no block kernels.
@@ -113,6 +121,7 @@ class SortKernel:
     value: np.dtype | None = None
     descending: bool = False
     rows: bool = False          # (row, key) composites of keys of at most 4 bytes, keys only
+    offset: bool = False        # integer keys ordered as ``key - offset`` (see the module docstring)
 
     def __post_init__(self):
         object.__setattr__(self, "key", np.dtype(self.key))
@@ -122,25 +131,37 @@ class SortKernel:
             raise ValueError("descending radix sort of complex keys is not supported")
         if self.rows and (self.key.itemsize > 4 or self.value is not None or self.descending):
             raise ValueError("row composites hold keys of at most 4 bytes, ascending, keys only")
+        if self.offset and (self.key.kind not in "iu" or not 2 <= self.key.itemsize <= 8 or self.rows
+                            or self.descending):
+            raise ValueError("offset keys are integer keys of 2 to 8 bytes, ascending")
 
     @cached_property
     def name(self) -> str:
         pairs = f"_by_{self.value.name}" if self.value is not None else ""
         rows = "rows_" if self.rows else ""
-        return f"radix_sort_{rows}{self.key.name}{pairs}{'_desc' if self.descending else ''}"
+        off = "_off" if self.offset else ""
+        return f"radix_sort_{rows}{self.key.name}{pairs}{'_desc' if self.descending else ''}{off}"
 
     @cached_property
     def label(self) -> str:
         """What the compile events show: ``radix sort for float32``."""
         what = "radix sort" if self.value is None else "radix sort (pairs)"
         what += " of rows" if self.rows else ""
+        what += " of offset keys" if self.offset else ""
         return f"{what} for {self.key.name}" + (" descending" if self.descending else "")
+
+    @cached_property
+    def minmax(self) -> bool:
+        """Whether ``_hist`` also finds the smallest and largest key (integer keys of 2 to 8
+        bytes; not row composites, not offset sources, whose histograms are of offset keys)."""
+        return self.key.kind in "iu" and 2 <= self.key.itemsize <= 8 and not (self.rows or self.offset)
 
     @cached_property
     def iota(self) -> int:
         """Has ``_onesweep_iota`` (argsort's first pass: positions generated): 1 for int64
         values, 2 for int32 ones (and ``_widen``), else 0."""
-        if self.value is None or self.value.kind != "i" or self.value.itemsize not in (4, 8):
+        if (self.value is None or self.value.kind != "i" or self.value.itemsize not in (4, 8)
+                or self.offset):
             return 0
         return 1 if self.value.itemsize == 8 else 2
 
@@ -164,8 +185,9 @@ class SortKernel:
 
     @cached_property
     def block_tile(self) -> int:
-        """Items one ``_block`` sorts (0: a row-composite source has no block kernels)."""
-        return 0 if self.rows else THREADS * block_items(self.key.itemsize, self.value_size)
+        """Items one ``_block`` sorts (0: row-composite and offset sources have no block
+        kernels)."""
+        return 0 if self.rows or self.offset else THREADS * block_items(self.key.itemsize, self.value_size)
 
 
 _TYPES = r"""
@@ -290,6 +312,44 @@ template <typename K> struct BaseDigitExtractor<gpunb_sort::rkey<K>, false> {
 CUB_NAMESPACE_END
 """
 
+_OKEY = r"""
+// An offset key: an integer key K ordered as (bit-ordered key - the launch's offset), so that
+// keys in a narrow range have constant high digits. The offset is a launch parameter held in
+// shared memory (set by the kernels' first lines); padding keys (CUB's largest raw key) stay
+// the largest, and so does that key itself (it sorts after everything in any case).
+namespace gpunb_sort {
+template <typename K> struct okey { K bits; };
+__shared__ unsigned long long koff;
+}
+CUB_NAMESPACE_BEGIN
+template <typename K> struct NumericTraits<gpunb_sort::okey<K>> {
+    using T = gpunb_sort::okey<K>;
+    using UnsignedBits = typename Traits<K>::UnsignedBits;
+    using U = UnsignedBits;
+    static constexpr U LOWEST_KEY = Traits<K>::LOWEST_KEY;
+    static constexpr U MAX_KEY = Traits<K>::MAX_KEY;
+    static __host__ __device__ __forceinline__ U TwiddleIn(U k) {
+#ifdef __CUDA_ARCH__
+        return k == MAX_KEY ? U(~U(0)) : U(Traits<K>::TwiddleIn(k) - U(gpunb_sort::koff));
+#else
+        return k;
+#endif
+    }
+    static __host__ __device__ __forceinline__ U TwiddleOut(U k) {
+#ifdef __CUDA_ARCH__
+        return k == U(~U(0)) ? MAX_KEY : Traits<K>::TwiddleOut(U(k + U(gpunb_sort::koff)));
+#else
+        return k;
+#endif
+    }
+private:
+    friend struct detail::is_primitive_impl;
+    static constexpr bool is_primitive = false;
+};
+CUB_NAMESPACE_END
+#define OFF_SET if (threadIdx.x == 0) gpunb_sort::koff = off; __syncthreads();
+"""
+
 _BODY = r"""
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
@@ -306,10 +366,52 @@ extern "C" __global__ void CAT(NAME, _zero)(unsigned int* __restrict__ p, long l
 using HistPolicy = cub::AgentRadixSortHistogramPolicy<HIST_THREADS, HIST_ITEMS, 1, int, RADIX_BITS>;
 using HistAgent = cub::detail::radix_sort::AgentRadixSortHistogram<HistPolicy, DESC, Key, OffsetT>;
 
+#if MINMAX
+// The smallest and largest bit-ordered key, found as the histogram loads the keys (CUB's
+// LoadTileKeys, plus the two running extremes of the loaded keys, padding left out).
+namespace gpunb_sort { __shared__ unsigned long long lo, hi; }
+template <>
+__device__ __forceinline__ void HistAgent::LoadTileKeys(OffsetT tile_offset, bit_ordered_type (&keys)[HistAgent::ITEMS_PER_THREAD]) {
+    const OffsetT left = num_items - tile_offset;
+    if (left >= TILE_ITEMS)
+        cub::LoadDirectStriped<BLOCK_THREADS>(threadIdx.x, d_keys_in + tile_offset, keys);
+    else
+        cub::LoadDirectStriped<BLOCK_THREADS>(threadIdx.x, d_keys_in + tile_offset, keys, (int)left,
+                                              Twiddle::DefaultKey(decomposer));
+    unsigned long long lo = ~0ull, hi = 0ull;
+    #pragma unroll
+    for (int u = 0; u < ITEMS_PER_THREAD; ++u) {
+        keys[u] = Twiddle::In(keys[u], decomposer);
+        if (left >= TILE_ITEMS || threadIdx.x + u * BLOCK_THREADS < left) {
+            lo = lo < (unsigned long long)keys[u] ? lo : (unsigned long long)keys[u];
+            hi = hi > (unsigned long long)keys[u] ? hi : (unsigned long long)keys[u];
+        }
+    }
+    atomicMin(&gpunb_sort::lo, lo);
+    atomicMax(&gpunb_sort::hi, hi);
+}
+#endif
+
+// minmax: two words, the complement of the smallest and the largest bit-ordered key (zeroed
+// before: both by atomicMax); off: the offset of an offset source's keys
 extern "C" __global__ void __launch_bounds__(HIST_THREADS)
-CAT(NAME, _hist)(OffsetT* bins, const Key* keys, OffsetT n, int begin_bit, int end_bit) {
+CAT(NAME, _hist)(OffsetT* bins, const Key* keys, OffsetT n, int begin_bit, int end_bit,
+                 unsigned long long* minmax, unsigned long long off) {
     __shared__ typename HistAgent::TempStorage s;
+#if OFFSET
+    OFF_SET
+#endif
+#if MINMAX
+    if (threadIdx.x == 0) { gpunb_sort::lo = ~0ull; gpunb_sort::hi = 0ull; }
+    // (Process's Init ends in a barrier before any tile is loaded; Process ends in one)
+#endif
     HistAgent(s, bins, keys, n, begin_bit, end_bit).Process();
+#if MINMAX
+    if (threadIdx.x == 0 && gpunb_sort::hi >= gpunb_sort::lo) {
+        atomicMax(minmax, ~gpunb_sort::lo);
+        atomicMax(minmax + 1, gpunb_sort::hi);
+    }
+#endif
 }
 
 extern "C" __global__ void __launch_bounds__(SCAN_THREADS) CAT(NAME, _scan)(OffsetT* bins) {
@@ -342,8 +444,11 @@ using OneAgent = cub::detail::radix_sort::AgentRadixSortOnesweep<OnePolicy, DESC
 extern "C" __global__ void __launch_bounds__(ONE_THREADS)
 CAT(NAME, _onesweep)(PortionT* lookback, PortionT* ctrs, OffsetT* bins_out, const OffsetT* bins_in,
                      Key* keys_out, const Key* keys_in, Value* values_out, const Value* values_in,
-                     PortionT n, int current_bit, int num_bits) {
+                     PortionT n, int current_bit, int num_bits, unsigned long long off) {
     __shared__ typename OneAgent::TempStorage s;
+#if OFFSET
+    OFF_SET
+#endif
     OneAgent(s, lookback, ctrs, bins_out, bins_in, keys_out, keys_in, values_out, values_in, n,
              current_bit, num_bits).Process();
 }
@@ -368,7 +473,8 @@ __device__ __forceinline__ void IotaAgent::LoadValues(OffsetT tile_offset, Iota 
 extern "C" __global__ void __launch_bounds__(ONE_THREADS)
 CAT(NAME, _onesweep_iota)(PortionT* lookback, PortionT* ctrs, OffsetT* bins_out, const OffsetT* bins_in,
                           Key* keys_out, const Key* keys_in, Iota* values_out,
-                          const Iota* first, PortionT n, int current_bit, int num_bits) {
+                          const Iota* first, PortionT n, int current_bit, int num_bits,
+                          unsigned long long) {
     __shared__ typename IotaAgent::TempStorage s;
     IotaAgent(s, lookback, ctrs, bins_out, bins_in, keys_out, keys_in, values_out, first, n,
               current_bit, num_bits).Process();
@@ -385,7 +491,7 @@ extern "C" __global__ void CAT(NAME, _widen)(const unsigned int* __restrict__ in
 }
 #endif
 
-#if !ROWS
+#if !ROWS && !OFFSET
 // One block sorts one segment of at most BT * IT items: a short array, or a row of many.
 template <int BT, int IT>
 __device__ __forceinline__ void block_sort(const Key* __restrict__ keys_in, Key* __restrict__ keys_out,
@@ -513,11 +619,15 @@ def render(k: SortKernel) -> str:
             f"#define SMALL_THREADS {SMALL_THREADS}\n#define SMALL_ITEMS {SMALL_ITEMS}\n"
             f"constexpr bool DESC = {'true' if k.descending else 'false'};\n"
             f"constexpr bool KEYS_ONLY = {'true' if k.value is None else 'false'};\n"
-            f"#define ROWS {int(k.rows)}\n#define IOTA {k.iota}\n")
+            f"#define ROWS {int(k.rows)}\n#define IOTA {k.iota}\n"
+            f"#define MINMAX {int(k.minmax)}\n#define OFFSET {int(k.offset)}\n")
     inner = key_type(k.key, k.descending)
     if k.rows:
         defs += f"using Inner = {inner};\nusing Key = gpunb_sort::rkey<Inner>;\nusing Value = {value};\n"
         return _HEADERS + _TYPES + defs + _BODY + _ROWS
+    if k.offset:
+        defs += f"using Key = gpunb_sort::okey<{inner}>;\nusing Value = {value};\n"
+        return _HEADERS + _TYPES + _OKEY + defs + _BODY
     defs += f"using Key = {inner};\nusing Value = {value};\n"
     return _HEADERS + _TYPES + defs + _BODY + _HELPERS
 
@@ -525,6 +635,8 @@ def render(k: SortKernel) -> str:
 def entry_points(k: SortKernel) -> tuple[str, ...]:
     if k.rows:
         return tuple(k.name + s for s in ("_zero", "_hist", "_scan", "_onesweep", "_compose", "_extract"))
+    if k.offset:
+        return tuple(k.name + s for s in ("_zero", "_hist", "_scan", "_onesweep"))
     return tuple(k.name + s for s in ("_zero", "_hist", "_scan", "_onesweep", "_block", "_block_small",
                                       "_iota", "_rowkey", "_gather") + (("_onesweep_iota",) if k.iota else ())
                  + (("_widen",) if k.iota == 2 else ()))
@@ -532,9 +644,10 @@ def entry_points(k: SortKernel) -> tuple[str, ...]:
 
 def warm_kernels() -> list[SortKernel]:
     """What ``gpunb cache warm`` builds ahead: keys, (key, int64 index) and (key, int32 index)
-    pairs of the common dtypes (argsort: short arrays, long ones), and float32's row
-    composites."""
+    pairs of the common dtypes (argsort: short arrays, long ones), float32's row composites,
+    and the offset sources of int32 and int64 keys (sort, and argsort of long arrays)."""
     out = []
     for d in ("float32", "float64", "int32", "int64"):
         out += [SortKernel(d), SortKernel(d, "int64"), SortKernel(d, "int32")]
+    out += [SortKernel(d, v, offset=True) for d in ("int32", "int64") for v in (None, "int32")]
     return out + [SortKernel("float32", rows=True)]

@@ -57,14 +57,19 @@ NARROW_ARGSORT = True
 # and skip the later passes whose digit is the same in every key: int64 keys below 2^20 take
 # 3 passes instead of 8. Smaller sorts, and graph captures, run every pass.
 SKIP_PASSES_MIN = 1 << 20
+# Integer keys in a narrow range that straddles zero or a byte boundary (int64 in [-1000,
+# 1000]: 8 passes) are sorted, after the first pass, as their differences from the smallest
+# (2 passes) by an offset source, when that saves a pass (see ``_offset_passes``).
+OFFSET_KEYS = True
 _kernels = memo.table("sort.kernels")    # (key dtype, value dtype or None, descending) -> its IR
 _block_steps = memo.table("sort.block_steps")     # one-block sorts' launches, by kernel and size
 _vp, _i64, _int, _null = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_void_p(0)
+_u64 = ctypes.c_uint64
 
 
 def kernel_for(key: np.dtype, value: np.dtype | None = None, descending: bool = False,
-               rows: bool = False) -> cg.SortKernel:
-    spec = (key, value, descending, rows)
+               rows: bool = False, offset: bool = False) -> cg.SortKernel:
+    spec = (key, value, descending, rows, offset)
     k = _kernels.get(spec)
     if k is None:
         k = _kernels[spec] = cg.SortKernel(*spec)
@@ -72,7 +77,7 @@ def kernel_for(key: np.dtype, value: np.dtype | None = None, descending: bool = 
 
 
 def _load(k: cg.SortKernel):
-    return loader.get(cg, (k.key, k.value, k.descending, k.rows), lambda: k)
+    return loader.get(cg, (k.key, k.value, k.descending, k.rows, k.offset), lambda: k)
 
 
 def _p(a) -> _vp:
@@ -154,17 +159,17 @@ def _sort(k, lk, keys, out_k, values, out_v, n: int, begin: int, end: int, iota:
     p = pl.onesweep_plan(n, k.tile, end - begin)
     temp = ndarray._empty((p.temp_bytes,), _U8)
     base = temp.data.ptr
-    bins, ctrs, lookback = base, base + p.ctrs_offset, base + p.lookback_offset
+    bins, ctrs, lookback = base + p.bins_offset, base + p.ctrs_offset, base + p.lookback_offset
     pairs = out_v is not None      # iota: the first pass generates the values
     hist_blocks = lk.sm_count * _hist_occupancy(lk, name)
     steps = [Step(f[name + "_zero"], (_grid_stride(lk, p.zero_words),), (cg.THREADS,),
-                  (_vp(bins), _i64(p.zero_words))),
+                  (_vp(base), _i64(p.zero_words))),
              Step(f[name + "_hist"], (hist_blocks,), (cg.HIST_THREADS,),
-                  (_vp(bins), 0, _i64(n), _int(begin), _int(end)))]
+                  (_vp(bins), 0, _i64(n), _int(begin), _int(end), _vp(base), _u64(0)))]
     readback = None
     if n >= SKIP_PASSES_MIN and p.passes > 1 and not memory.get_default_memory_pool()._capturing:
         execute(steps, [_p(keys)])
-        readback = memory.Readback(bins, p.passes * p.digits * 8)
+        readback = memory.Readback(base, p.bins_offset + p.passes * p.digits * 8)
         steps = []
     steps.append(Step(f[name + "_scan"], (p.passes,), (cg.SCAN_THREADS,), (_vp(bins),)))
     bufs_k = [out_k, ndarray._empty((n,), out_k.dtype) if p.passes > 1 else None]
@@ -173,7 +178,7 @@ def _sort(k, lk, keys, out_k, values, out_v, n: int, begin: int, end: int, iota:
     at = 0 if readback is not None else (p.passes - 1) % 2
     src_k, src_v = keys.data.ptr, values.data.ptr if pairs and not iota else 0
 
-    def sweep(i: int, pas: int):
+    def sweep(i: int, pas: int, fn: int | None = None, off: int = 0):
         nonlocal src_k, src_v
         dst_k = bufs_k[at].data.ptr
         dst_v = bufs_v[at].data.ptr if pairs else 0
@@ -189,13 +194,13 @@ def _sort(k, lk, keys, out_k, values, out_v, n: int, begin: int, end: int, iota:
             steps.append(Step(f[name + "_zero"], (_grid_stride(lk, words),), (cg.THREADS,),
                               (_vp(lookback), _i64(words))))
             first = iota and i == 0     # values "pointer": the portion's first position
-            steps.append(Step(f[name + ("_onesweep_iota" if first else "_onesweep")], (blocks,),
+            steps.append(Step(fn or f[name + ("_onesweep_iota" if first else "_onesweep")], (blocks,),
                               (k.onesweep[0],), (
                 _vp(lookback), _vp(ctrs + (portion * p.passes + pas) * 4), _vp(nxt),
                 _vp(bins + (portion * p.passes + pas) * p.digits * 8),
                 _vp(dst_k), _vp(src_k + start * ksize), _vp(dst_v),
                 _vp(src_v + start * vsize if pairs else 0),
-                _int(count), _int(bit), _int(nbits))))
+                _int(count), _int(bit), _int(nbits), _u64(off))))
         src_k, src_v = dst_k, dst_v
 
     ksize = out_k.dtype.itemsize
@@ -210,14 +215,48 @@ def _sort(k, lk, keys, out_k, values, out_v, n: int, begin: int, end: int, iota:
         # the first pass runs while the histograms come back; then only the passes whose
         # digit differs between keys (a pass with one digit moves nothing)
         execute(steps, [_p(keys)])
-        counts = np.frombuffer(readback.wait(), _U64).reshape(p.passes, p.digits).astype(np.int64)
+        raw = readback.wait()
+        counts = np.frombuffer(raw, _U64, p.passes * p.digits, p.bins_offset)
+        counts = counts.reshape(p.passes, p.digits).astype(np.int64)
+        moving = [q for q in range(1, p.passes) if _moves(counts[q], n, begin, end, q)]
         steps = []
-        for i, pas in enumerate([q for q in range(1, p.passes) if _moves(counts[q], n, begin, end, q)]):
+        top, off = _offset_passes(k, p, np.frombuffer(raw, _U64, 2), moving, begin)
+        if top:
+            # keys - off: the passes 1 .. top - 1 of an offset source, on new histograms
+            ok = kernel_for(k.key, out_v.dtype if pairs else None, offset=True)
+            olk = _load(ok)
+            of, on = olk.functions, ok.name
+            obins = bins + p.digits * 8
+            words = (top - 1) * p.digits * 2
+            steps += [Step(of[on + "_zero"], (_grid_stride(olk, words),), (cg.THREADS,),
+                           (_vp(obins), _i64(words))),
+                      Step(of[on + "_hist"], (olk.sm_count * _hist_occupancy(olk, on),), (cg.HIST_THREADS,),
+                           (_vp(obins), _vp(src_k), _i64(n), _int(begin + cg.RADIX_BITS),
+                            _int(begin + top * cg.RADIX_BITS), _null, _u64(off))),
+                      Step(of[on + "_scan"], (top - 1,), (cg.SCAN_THREADS,), (_vp(obins),))]
+            moving = [(q, of[on + "_onesweep"], off) for q in range(1, top)]
+        else:
+            moving = [(q, None, 0) for q in moving]
+        for i, (pas, fn, o) in enumerate(moving):
             at ^= 1
-            sweep(i + 1, pas)
+            sweep(i + 1, pas, fn, o)
         execute(steps, [_p(keys)])
     del temp, values
     return bufs_k[at], bufs_v[at]
+
+
+def _offset_passes(k, p, extremes: np.ndarray, moving: list, begin: int) -> tuple[int, int]:
+    """``(top, off)``: sort ``key - off`` over its passes 1 .. ``top`` - 1 (its digits from
+    ``top`` on are 0) instead of the ``moving`` passes of the keys themselves, when that is at
+    least one pass fewer; else ``(0, 0)``. ``extremes``: the histogram's complemented smallest
+    and its largest bit-ordered key. ``off`` is a multiple of 2^8, so pass 0's digits (already
+    sorted by) are those of the keys themselves."""
+    if not k.minmax or k.descending or p.portions > 1 or begin or not OFFSET_KEYS:
+        return 0, 0
+    lo, hi = ~int(extremes[0]) & (2**64 - 1), int(extremes[1])
+    off = lo & ~((1 << cg.RADIX_BITS) - 1)
+    top = max(1, -(-(hi - off).bit_length() // cg.RADIX_BITS))
+    return (top, off) if hi >= lo and 1 < top and top - 1 < len(moving) else (0, 0)
 
 
 def _moves(counts: np.ndarray, n: int, begin: int, end: int, pas: int) -> bool:
