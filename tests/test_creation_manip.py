@@ -426,7 +426,11 @@ def test_pad_matches_numpy(shape, dt, layout, draw):
         return
     got = gp.pad(x, width, mode, **kw)
     if mode in ("mean", "median", "linear_ramp") and np.dtype(dt).kind in "fc":
-        np.testing.assert_allclose(gp.asnumpy(got), want, rtol=2e-3 if dt == np.float16 else 1e-6)
+        # summed in another order: a mean near zero of mixed signs is off by a few roundings
+        # of the values' size, not of its own
+        scale = float(np.abs(host).max()) if host.size else 1.0
+        np.testing.assert_allclose(gp.asnumpy(got), want, rtol=2e-3 if dt == np.float16 else 1e-6,
+                                   atol=8 * float(np.finfo(dt).eps) * max(scale, 1.0))
         assert got.dtype == want.dtype
     else:
         same(got, want)
