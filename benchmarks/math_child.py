@@ -88,6 +88,8 @@ def cases(rng):
     def draw(method, n, dt):
         def setup(L):
             if L.__name__ == "torch":
+                if method == "standard_exponential":
+                    return lambda: L.empty(n, device="cuda", dtype=getattr(L, dt)).exponential_()
                 t = {"standard_normal": L.randn, "random": L.rand}.get(method)
                 if t is None:
                     return lambda: L.randint(0, 1000, (n,), device="cuda", dtype=L.int64)
@@ -98,6 +100,8 @@ def cases(rng):
             return lambda: getattr(g, method)(n, dtype=dt)
         return setup
     out["standard_normal float32 2^28"] = ({"bytes": 4 * N28}, draw("standard_normal", N28, "float32"))
+    out["standard_exponential float32 2^28"] = ({"bytes": 4 * N28},
+                                                draw("standard_exponential", N28, "float32"))
     out["random float64 2^27"] = ({"bytes": 8 * N28 // 2}, draw("random", N28 // 2, "float64"))
     out["integers int64 2^27"] = ({"bytes": 8 * N28 // 2}, draw("integers", N28 // 2, "int64"))
     return out

@@ -376,6 +376,27 @@ __device__ __forceinline__ float open_uf(u32 x) { return ((float)(x >> 8) + 1.0f
 __device__ __forceinline__ float closed_uf(u32 x) { return (float)(x >> 8) * (1.0f / 16777216.0f); }
 // [1, 2) from a word's top 23 bits, without an int-to-float conversion (a slow instruction)
 __device__ __forceinline__ float unit_bits(u32 x) { return __uint_as_float(0x3f800000u | (x >> 9)); }
+// ln u for u = (w + 1/2) 2**-32 as cuRAND makes it, within a few ulp, at a third of an
+// accurate logf's work (float32 normals and exponentials were compute-bound on it): the
+// hardware's __logf below 1/2 (3 ulp there), and above as 2 atanh(s), s = (u - 1) / (u + 1)
+// in (-1/3, 0] (u - 1 exact; a near-minimax cubic in s*s, 0.47 ulp), where __logf is accurate
+// only to 2**-21.4 absolute: small exponentials and radii (u near 1) keep their relative
+// accuracy, and ln u <= 0 always (no NaN from a square root).
+__device__ __forceinline__ float ln_u(u32 w) {
+    const float u = fmaf((float)w, 2.3283064365386963e-10f, 1.1641532182693481e-10f);
+    const float s = __fdividef(u - 1.0f, u + 1.0f), s2 = s * s;
+    float p = fmaf(0.13429313898086548f, s2, 0.14112597703933716f);
+    p = fmaf(p, s2, 0.2000437080860138f);
+    p = fmaf(p, s2, 0.3333330750465393f);
+    return u < 0.5f ? __logf(u) : 2.0f * fmaf(s * s2, p, s);
+}
+
+// Box-Muller's radius sqrt(-2 ln u): the hardware's square root (within 2**-23 relative)
+__device__ __forceinline__ float bm_radius(u32 w) {
+    float r;
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(-2.0f * ln_u(w)));
+    return r;
+}
 
 // One standard normal from two words (Box-Muller, cosine branch), in double.
 __device__ __forceinline__ double normal1(u64 x, u64 y) {
@@ -486,21 +507,19 @@ def _dist_kernel(k: RandomKernel) -> str:
         # word): counter (B, first 4x64 block of the draw), key derived from the 4x64 key.
         if f32:
             u = {"normal": """
-        // cuRAND's Box-Muller (CuPy's and torch's normals): an accurate logf, and the angle's
-        // sine and cosine by the hardware's __sincosf (within 2**-21.4 on [-pi, pi]; an angle
-        // in [-pi, pi) gives the distribution [0, 2 pi) does). sincospif made the kernel
-        // compute-bound (0.61 against 0.47 ms for 2**28 on an H100); __logf would save
-        // another 0.1 ms but is accurate only to 2**-21.4 absolute, which near u = 1
-        // (small normals) is a large relative error, and can even turn the sign.
+        // cuRAND's Box-Muller (CuPy's and torch's normals) with the radius of bm_radius (an
+        // accurate logf and sqrtf made the kernel compute-bound), and the angle's sine and
+        // cosine by the hardware's __sincosf as cuRAND's (within 2**-21.4 on [-pi, pi]; an
+        // angle in [-pi, pi) gives the distribution [0, 2 pi) does).
         #pragma unroll
         for (int q = 0; q < 2; ++q) {
             float s, co;
-            const float r = sqrtf(-2.0f * logf(fmaf((float)w[2 * q], 2.3283064365386963e-10f, 1.1641532182693481e-10f)));
+            const float r = bm_radius(w[2 * q]);
             __sincosf(fmaf(unit_bits(w[2 * q + 1]), 6.2831853071795865f, -9.4247779607693797f), &s, &co);
             v[2 * q] = r * co; v[2 * q + 1] = r * s;
         }""", "exponential": """
         #pragma unroll
-        for (int h = 0; h < 4; ++h) v[h] = -logf(fmaf((float)w[h], 2.3283064365386963e-10f, 1.1641532182693481e-10f));""",
+        for (int h = 0; h < 4; ++h) v[h] = -ln_u(w[h]);""",
                  "uniform": """
         #pragma unroll
         for (int h = 0; h < 4; ++h) v[h] = closed_uf(w[h]);"""}[k.what]
