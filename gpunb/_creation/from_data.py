@@ -92,13 +92,16 @@ def copy(a, order="K", subok=False):
     return args.array(a, "copy").copy(order=_order(order, "K"))
 
 
-def asnumpy(a, stream=None) -> np.ndarray:
-    """A NumPy array in host memory (CuPy's asnumpy): copies GPU arrays, passes host data
-    through."""
-    if isinstance(a, ndarray):
-        return a.get(stream)
-    g = _gpu(a, "asnumpy()'s input")
-    return g.get(stream) if g is not None else np.asarray(a)
+def asnumpy(a, stream=None, order="C", out=None, blocking=True) -> np.ndarray:
+    """A NumPy array in host memory (CuPy's asnumpy): copies GPU arrays (into ``out`` if
+    given; ``blocking=False``: see ``ndarray.get``), passes host data through."""
+    g = a if isinstance(a, ndarray) else _gpu(a, "asnumpy()'s input")
+    if g is not None:
+        return g.get(stream, order, out, blocking)
+    if out is not None:
+        out[...] = a
+        return out
+    return np.asarray(a, order=order)
 
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):

@@ -167,14 +167,20 @@ class ndarray:
 
     # -- transfer ------------------------------------------------------------------------------
 
-    def get(self, stream=None, order="C", out=None) -> np.ndarray:
-        """Copy to a NumPy array in host memory (waits for the copy)."""
+    def get(self, stream=None, order="C", out=None, blocking=True) -> np.ndarray:
+        """Copy to a NumPy array in host memory.
+
+        ``blocking=False`` returns once the copy is queued on ``stream`` (CuPy's): into
+        page-locked ``out`` (``gpunb.empty_pinned``) it overlaps other work, and ``out`` is
+        ready after the stream is synchronized; pageable memory is waited for anyway."""
         src = self if self._c_contiguous else self.copy()
         host = out if out is not None else np.empty(self._shape, self._dtype)
         if out is not None and (out.shape != self._shape or out.dtype != self._dtype
                                 or not out.flags.c_contiguous):
             raise ValueError(f"out must be a C-contiguous {self._dtype} array of shape {self._shape}")
-        memory.copy_to_host(host, src._data.ptr, stream)
+        if host.nbytes:
+            memory.copy_device_to_host(host.ctypes.data, src._data.ptr, host.nbytes, stream,
+                                       wait=bool(blocking))
         if driver.index_flag is not None and driver.index_flag[0]:   # an out-of-bounds GPU index
             driver.index_error()
         return host if order == "C" else np.asarray(host, order=order)

@@ -15,12 +15,15 @@ from ..core.runtime import devices as _devices
 from ..core.runtime import memory as _memory
 from ..core.runtime.stream import (Event, ExternalStream, Stream, get_current_stream,
                                    get_elapsed_time)
+from ..core.runtime.pinned import (PinnedMemory, PinnedMemoryPointer, PinnedMemoryPool,
+                                   alloc_pinned_memory, set_pinned_memory_allocator)
 from . import nvtx, runtime
 
 __all__ = ["Device", "Stream", "ExternalStream", "Event", "get_current_stream",
            "get_elapsed_time", "MemoryPointer", "Memory", "alloc", "is_available",
            "get_device_id", "profile", "nvtx", "runtime", "MemoryPool", "get_default_memory_pool",
-           "set_allocator"]
+           "set_allocator", "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool",
+           "alloc_pinned_memory", "set_pinned_memory_allocator"]
 
 MemoryPool = _memory.MemoryPool
 

@@ -1,0 +1,189 @@
+"""Page-locked host memory (CuPy's ``alloc_pinned_memory``, ``PinnedMemoryPool``,
+``get_default_pinned_memory_pool``, cupyx's ``empty_pinned`` family) and copies through it.
+
+CPU: the pool, pointers, NumPy views and the array helpers over a fake driver whose
+``cuMemHostAlloc`` hands out ctypes buffers. GPU: real page-locked memory, copies both ways
+on a stream (``blocking=False``) against NumPy, the pool's reuse, CuPy's frombuffer idiom."""
+
+import ctypes
+import gc
+
+import numpy as np
+import pytest
+
+import gpunb as gp
+from gpunb.core.runtime import pinned
+
+gpu = pytest.mark.gpu
+rng = np.random.default_rng(2024)
+
+
+class FakeDriver:
+    """cuMemHostAlloc / cuMemFreeHost over ctypes buffers, counting both."""
+
+    def __init__(self):
+        self.live, self.allocs, self.frees = {}, 0, []
+
+    def cuMemHostAlloc(self, pp, size, flags):
+        buf = ctypes.create_string_buffer(size)
+        self.live[ctypes.addressof(buf)] = buf
+        pp._obj.value = ctypes.addressof(buf)
+        self.allocs += 1
+        return 0
+
+    def cuMemFreeHost(self, ptr):
+        assert ptr in self.live, "freed a pointer the driver did not hand out"
+        self.frees.append(ptr)
+        return 0
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    f = FakeDriver()
+    monkeypatch.setattr(pinned.libcuda, "lib", lambda: f)
+    monkeypatch.setattr(pinned.driver, "context", lambda *a: None)
+    pool = pinned.PinnedMemoryPool()
+    monkeypatch.setattr(pinned, "_allocator", pool.malloc)      # the default allocator, isolated
+    f.pool = pool
+    return f
+
+
+def test_pool_keeps_and_reuses_freed_blocks_by_rounded_size(fake):
+    pool = pinned.PinnedMemoryPool()
+    p = pool.malloc(1000)
+    assert p.mem.size == 1024 and len(p) == 1024 and pool.used_bytes() == 1024
+    addr = p.ptr
+    del p
+    gc.collect()
+    assert pool.n_free_blocks() == 1 and pool.free_bytes() == 1024 and pool.used_bytes() == 0
+    q = pool.malloc(600)                       # also 1024 bytes: the kept block
+    assert q.ptr == addr and fake.allocs == 1
+    r = pool.malloc(2000)
+    assert fake.allocs == 2 and pool.used_bytes() == 1024 + 2048 and pool.total_bytes() == 3072
+    del q, r
+    gc.collect()
+    assert pool.n_free_blocks() == 2 and fake.frees == []
+    pool.free_all_blocks()
+    assert sorted(fake.frees) == sorted(fake.live) and pool.n_free_blocks() == 0
+    assert "PinnedMemoryPool" in repr(pool)
+
+
+def test_numpy_views_keep_the_memory_alive(fake):
+    pool = pinned.PinnedMemoryPool()
+    a = np.frombuffer(pool.malloc(64), np.float32, 16)        # CuPy's idiom
+    a[:] = np.arange(16)
+    gc.collect()
+    assert pool.n_free_blocks() == 0
+    np.testing.assert_array_equal(a, np.arange(16))
+    b = a[4:8]
+    del a
+    gc.collect()
+    assert pool.n_free_blocks() == 0 and b.sum() == 4 + 5 + 6 + 7
+    del b
+    gc.collect()
+    assert pool.n_free_blocks() == 1
+
+
+def test_pointers(fake):
+    p = pinned.alloc_pinned_memory(100)
+    assert isinstance(p, pinned.PinnedMemoryPointer) and isinstance(p.mem, pinned.PinnedMemory)
+    q = p + 16
+    assert q.ptr == p.ptr + 16 and len(q) == len(p) - 16 and q.mem is p.mem and int(q) == q.ptr
+    assert int(p.mem) == p.ptr and "PinnedMemory" in repr(q)
+    with pytest.raises(ValueError, match="outside"):
+        p + (len(p) + 1)
+    with pytest.raises(ValueError, match="negative"):
+        pinned.alloc_pinned_memory(-1)
+    z = pinned.alloc_pinned_memory(0)
+    assert len(z) == 0 and np.frombuffer(z, np.uint8).size == 0
+
+
+def test_allocator_switch_and_custom_allocators(fake, monkeypatch):
+    pinned.set_pinned_memory_allocator(None)              # straight from the driver, no pool
+    p = pinned.alloc_pinned_memory(100)
+    assert p.mem.size == 100
+    addr = p.ptr
+    del p
+    gc.collect()
+    assert fake.frees == [addr]
+    made = []
+
+    def mine(size):
+        made.append(size)
+        return pinned.PinnedMemoryPointer(pinned.PinnedMemory(size), 0)
+    pool = pinned.PinnedMemoryPool(mine)
+    x = pool.malloc(10)
+    assert made == [512] and x.mem.size == 512
+    del x
+    gc.collect()
+    pool.malloc(500)            # reused, not made again
+    assert made == [512]
+    gc.collect()
+    pool.free_all_blocks()      # the allocator's pointer is let go, freed by its own memory
+    gc.collect()
+    assert fake.frees[-1] in fake.live and len(fake.frees) == 2
+
+
+def test_empty_pinned_family(fake):
+    e = gp.empty_pinned((3, 4), np.float64)
+    assert e.shape == (3, 4) and e.dtype == np.float64 and e.flags.c_contiguous and e.flags.writeable
+    f = gp.empty_pinned((3, 4), "i4", order="F")
+    assert f.flags.f_contiguous and f.dtype == np.int32
+    assert (gp.zeros_pinned(5) == 0).all() and gp.zeros_pinned(5).dtype == np.float64
+    like = np.ones((2, 3), np.float32, order="F")
+    z = gp.zeros_like_pinned(like)
+    assert z.flags.f_contiguous and z.dtype == np.float32 and (z == 0).all() and z.shape == (2, 3)
+    assert gp.empty_like_pinned(like, dtype=np.int8, shape=(7,)).shape == (7,)
+    assert gp.empty_like_pinned([[1, 2]]).shape == (1, 2)
+    assert gp.empty_pinned((0, 3)).shape == (0, 3) and gp.empty_pinned(4).shape == (4,)
+    assert fake.pool.used_bytes() > 0        # they came from the (isolated) default allocator
+    with pytest.raises(ValueError, match="negative dimensions"):
+        gp.empty_pinned((2, -1))
+    with pytest.raises(ValueError, match="order"):
+        gp.empty_pinned(3, order="X")
+
+
+def test_names():
+    assert gp.cuda.PinnedMemoryPool is pinned.PinnedMemoryPool
+    assert gp.get_default_pinned_memory_pool() is pinned.get_default_pinned_memory_pool()
+    assert gp.cuda.alloc_pinned_memory is pinned.alloc_pinned_memory
+    assert isinstance(gp.is_available(), bool) and gp.is_available() == gp.cuda.is_available()
+
+
+@gpu
+def test_pinned_copies_match_numpy():
+    assert gp.is_available()
+    h = rng.standard_normal((512, 300)).astype(np.float32)
+    pin = gp.empty_pinned(h.shape, h.dtype)
+    pin[...] = h
+    s = gp.cuda.Stream()
+    x = gp.empty(h.shape, h.dtype)
+    x.set(pin, stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(x.get(), h)
+    out, out2 = gp.zeros_pinned(h.shape, h.dtype), gp.zeros_pinned(h.shape, h.dtype)
+    with s:
+        y = x * 2
+        y.get(stream=s, out=out, blocking=False)
+        gp.asnumpy(y, stream=s, out=out2, blocking=False)
+    s.synchronize()
+    np.testing.assert_array_equal(out, h * 2)
+    np.testing.assert_array_equal(out2, h * 2)
+    t = gp.empty_pinned(h.shape[::-1], h.dtype)
+    np.testing.assert_array_equal(gp.asnumpy(y.T, out=t), (h * 2).T)       # a strided source
+    mem = gp.cuda.alloc_pinned_memory(h.nbytes)                             # CuPy's idiom
+    arr = np.frombuffer(mem, h.dtype, h.size).reshape(h.shape)
+    arr[...] = h
+    np.testing.assert_array_equal(gp.asarray(arr).get(), h)
+    pool = gp.get_default_pinned_memory_pool()
+    del pin, out, out2, t, mem, arr
+    gc.collect()
+    assert pool.n_free_blocks() >= 1
+    a = gp.empty_pinned(1000, np.uint8)
+    ptr = a.ctypes.data
+    del a
+    gc.collect()
+    assert gp.empty_pinned(1000, np.uint8).ctypes.data == ptr       # the kept block again
+    gc.collect()
+    pool.free_all_blocks()
+    assert pool.n_free_blocks() == 0
