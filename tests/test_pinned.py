@@ -187,3 +187,24 @@ def test_pinned_copies_match_numpy():
     gc.collect()
     pool.free_all_blocks()
     assert pool.n_free_blocks() == 0
+
+
+def test_memoize_and_allocator_doors():
+    calls = []
+
+    @gp.memoize()
+    def f(x, y=1):
+        calls.append((x, y))
+        return x + y
+    assert f(1) == 2 and f(1) == 2 and f(1, y=2) == 3 and calls == [(1, 1), (1, 2)]
+    assert f.__name__ == "f"
+    gp.clear_memo()
+    assert f(1) == 2 and len(calls) == 3
+    with pytest.raises(TypeError):
+        f([1])                              # the arguments must be hashable, as CuPy's
+    with gp.cuda.using_allocator(None):
+        calls.append("inside")
+    assert calls[-1] == "inside"
+    with pytest.raises(NotImplementedError, match="stream-ordered"):
+        with gp.cuda.using_allocator(lambda n: None):
+            pass

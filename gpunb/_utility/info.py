@@ -1,9 +1,40 @@
-"""``get_array_module`` (CPU/GPU-generic code), ``may_share_memory`` and ``show_config`` (what
-gpunb runs on)."""
+"""``get_array_module`` (CPU/GPU-generic code), ``memoize`` / ``clear_memo`` (CuPy's result
+caches), ``may_share_memory`` and ``show_config`` (what gpunb runs on)."""
 
 from __future__ import annotations
 
+import functools
 import sys
+
+_memos: list = []
+
+
+def memoize(for_each_device=False):
+    """A decorator caching a function's result per (hashable) arguments, and per device with
+    ``for_each_device`` (cupy.memoize); :func:`clear_memo` empties every such cache."""
+    def decorator(f):
+        memo: dict = {}
+        _memos.append(memo)
+
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            key = (args, tuple(sorted(kwargs.items())))
+            if for_each_device:
+                from ..cuda import get_device_id
+                key = (get_device_id(), key)
+            try:
+                return memo[key]
+            except KeyError:
+                value = memo[key] = f(*args, **kwargs)
+                return value
+        return wrapper
+    return decorator
+
+
+def clear_memo():
+    """Empty the caches of every :func:`memoize`-d function (cupy.clear_memo)."""
+    for memo in _memos:
+        memo.clear()
 
 
 def get_array_module(*args):

@@ -22,7 +22,7 @@ from . import nvtx, runtime
 __all__ = ["Device", "Stream", "ExternalStream", "Event", "get_current_stream",
            "get_elapsed_time", "MemoryPointer", "Memory", "alloc", "is_available",
            "get_device_id", "profile", "nvtx", "runtime", "MemoryPool", "get_default_memory_pool",
-           "set_allocator", "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool",
+           "set_allocator", "using_allocator", "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool",
            "alloc_pinned_memory", "set_pinned_memory_allocator"]
 
 MemoryPool = _memory.MemoryPool
@@ -49,6 +49,14 @@ def set_allocator(allocator=None) -> None:
     if allocator is not None:
         raise NotImplementedError("gpunb allocates from CUDA's stream-ordered memory pool; "
                                   "custom allocators are not supported")
+
+
+@contextlib.contextmanager
+def using_allocator(allocator=None):
+    """CuPy's context for a temporary allocator: None (gpunb's stream-ordered pool) runs the
+    block unchanged; another allocator raises, as :func:`set_allocator`."""
+    set_allocator(allocator)
+    yield
 
 
 def alloc(size: int) -> MemoryPointer:
