@@ -31,6 +31,17 @@ def test_public_forms_and_errors_without_a_gpu():
         gp.graph(3)
 
 
+def test_cupy_capture_api_without_a_gpu():
+    g = gp.cuda.Graph()
+    assert gp.cuda.Graph is gp.Graph
+    for call in (g.launch, g.upload):
+        with pytest.raises(gp.GraphCaptureError, match="nothing captured yet"):
+            call()
+    with pytest.raises(gp.GraphCaptureError, match="null stream"):
+        gp.cuda.Stream.null.begin_capture()
+    assert gp.cuda.Stream.null.is_capturing() is False
+
+
 def test_keys_separate_arrays_scalars_and_unhashables():
     from tests.data import fake
 
@@ -148,3 +159,43 @@ def test_replay_orders_with_a_non_default_current_stream():
         z = y * 2
     s.synchronize()
     np.testing.assert_array_equal(z.get()[:5], np.full(5, 16, np.float32))
+
+
+@gpu
+def test_cupy_stream_capture_api():
+    """CuPy's begin_capture / end_capture / launch on gpunb's streams: the captured work runs
+    only when launched, on the stream given (default: the current one), with its allocations
+    kept; a host synchronization inside fails the capture, and the stream is usable after."""
+    h = np.arange(1000, dtype=np.float32)
+    x, y = gp.asarray(h), gp.zeros(1000, np.float32)
+    s = gp.cuda.Stream(non_blocking=True)
+    s.wait_event(gp.cuda.Stream.null.record())
+    with s:
+        s.begin_capture()
+        assert s.is_capturing()
+        gp.multiply(x, 2, out=y)
+        y += 1
+        z = y * 2                          # a graph allocation
+        g = s.end_capture()
+    assert not s.is_capturing() and isinstance(g, gp.cuda.Graph) and g.nodes >= 3
+    s.synchronize()
+    np.testing.assert_array_equal(y.get(), np.zeros(1000, np.float32))     # not run yet
+    g.upload(s)
+    g.launch(s)
+    s.synchronize()
+    np.testing.assert_array_equal(y.get(), 2 * h + 1)
+    np.testing.assert_array_equal(z.get(), 4 * h + 2)
+    x[...] = 5                              # on the default stream, then a launch there
+    g.launch()
+    np.testing.assert_array_equal(z.get(), np.full(1000, 22, np.float32))
+    assert g.replays == 2
+    s.begin_capture()
+    with s, pytest.raises(Exception):
+        y.get()                             # a host synchronization cannot be captured
+    with pytest.raises(gp.GraphCaptureError):
+        s.end_capture()
+    assert not s.is_capturing()
+    with s:
+        w = x + 1
+    s.synchronize()
+    np.testing.assert_array_equal(w.get(), np.full(1000, 6, np.float32))

@@ -22,6 +22,12 @@ How it works (and the rules that follow from it):
   back such as ``x[mask]`` or ``nonzero``) cannot be captured: the block raises
   :class:`GraphCaptureError` naming the cause, and no graph is kept.
 - ``replay()`` is ordered with the caller's current stream like any gpunb operation.
+
+CuPy's capture API works too, on gpunb's streams: ``s.begin_capture()``, the work (``with
+s:``), ``g = s.end_capture()``, then ``g.launch()`` / ``g.launch(stream)``. As in CuPy, the
+captured work has not run when ``end_capture`` returns (a ``gpunb.graph()`` block has), the
+null stream cannot be captured, and a launch goes on the stream given (default: the current
+one).
 """
 
 from __future__ import annotations
@@ -98,13 +104,17 @@ class Graph:
             return None         # the block's own error propagates as it is
         if int(err) != 0:
             raise GraphCaptureError(f"the graph capture failed: {getattr(err, 'name', err)}; {_WHY}")
+        self._instantiate(graph)
+        self.replay()           # the region's results, as if it had run
+
+    def _instantiate(self, graph) -> None:
+        d = driver._driver_module()
         self._graph = graph
         result = d.cuGraphGetNodes(graph, 0)
         self.nodes = int(result[-1]) if int(result[0]) == 0 else 0
         flags = d.CUgraphInstantiate_flags.CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH
         (self._exec,) = driver.check(d.cuGraphInstantiate(graph, int(flags)), "graph instantiation")
         self._exec_handle = int(self._exec)
-        self.replay()           # the region's results, as if it had run
 
     # -- replay ----------------------------------------------------------------------------
     def replay(self) -> None:
@@ -126,6 +136,24 @@ class Graph:
             caller.wait_event(self._stream.record(Event(disable_timing=True)))
         self.replays += 1
 
+    def launch(self, stream=None) -> None:
+        """Launch the graph on ``stream`` (default: the current stream), CuPy's
+        ``Graph.launch``: ordered after that stream's earlier work like any kernel."""
+        if self._exec is None:
+            raise GraphCaptureError("nothing captured yet")
+        handle = driver.current_stream()[1] if stream is None else int(driver.as_stream(stream).handle)
+        fastcall.graph_launch(self._exec_handle, handle)
+        self.replays += 1
+
+    def upload(self, stream=None) -> None:
+        """Prepare the graph's launch on the device ahead of the first one (CuPy's
+        ``Graph.upload``; optional)."""
+        if self._exec is None:
+            raise GraphCaptureError("nothing captured yet")
+        d = driver._driver_module()
+        handle = driver.current_stream()[1] if stream is None else int(driver.as_stream(stream).handle)
+        driver.check(d.cuGraphUpload(self._exec, handle), "graph upload")
+
     def __del__(self):
         try:
             if not driver._driver.ready:
@@ -141,6 +169,49 @@ class Graph:
     def __repr__(self) -> str:
         state = f"{self.nodes} nodes, {self.replays} launches" if self._exec is not None else "not captured"
         return f"<gpunb.Graph {state}>"
+
+
+def begin_capture(stream, mode=None) -> None:
+    """Start capturing ``stream``'s work into a graph (``Stream.begin_capture``, CuPy's):
+    ``mode`` is CUDA's capture mode number (default relaxed, 2: a kernel compiled on first
+    use inside still loads)."""
+    if stream._null:
+        raise GraphCaptureError("the null stream cannot be captured; capture a gpunb.Stream() "
+                                "(e.g. Stream(non_blocking=True)), as in CuPy")
+    d = driver._driver_module()
+    handle = stream.ptr
+    mode = d.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED if mode is None else d.CUstreamCaptureMode(int(mode))
+    pool = memory.get_default_memory_pool()
+    pool._capturing.add(handle)
+    try:
+        driver.check(d.cuStreamBeginCapture(handle, mode), "graph capture start")
+    except BaseException:
+        pool._capturing.discard(handle)
+        raise
+
+
+def end_capture(stream) -> Graph:
+    """Stop capturing ``stream``: the :class:`Graph` of what it captured, instantiated and not
+    yet launched (``Stream.end_capture``, CuPy's)."""
+    d = driver._driver_module()
+    handle = stream.ptr
+    memory.get_default_memory_pool()._capturing.discard(handle)
+    err, graph = d.cuStreamEndCapture(handle)
+    if int(err) != 0:
+        raise GraphCaptureError(f"the graph capture failed: {getattr(err, 'name', err)}; {_WHY}")
+    g = Graph()
+    g._stream = stream
+    g._instantiate(graph)
+    return g
+
+
+def is_capturing(stream) -> bool:
+    """Whether ``stream`` is being captured (``Stream.is_capturing``, CuPy's)."""
+    if stream._null and stream._core is None:
+        return False
+    d = driver._driver_module()
+    status = driver.check(d.cuStreamIsCapturing(stream.ptr), "a capture status query")[0]
+    return int(status) != int(d.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE)
 
 
 def _capture_failure(exc: BaseException, err) -> bool:

@@ -137,6 +137,25 @@ class Stream:
         except Exception as e:
             raise driver._translate(e, "stream wait") from e
 
+    # -- CUDA graph capture (CuPy's API; see gpunb.core.runtime.graphs) --------------------------
+
+    def begin_capture(self, mode=None) -> None:
+        """Start capturing this stream's work into a CUDA graph (:meth:`end_capture` returns
+        it). ``mode``: CUDA's capture mode number (default relaxed)."""
+        from .graphs import begin_capture
+        begin_capture(self, mode)
+
+    def end_capture(self):
+        """Stop capturing: the :class:`gpunb.Graph` of the captured work, not yet run
+        (``g.launch()`` runs it)."""
+        from .graphs import end_capture
+        return end_capture(self)
+
+    def is_capturing(self) -> bool:
+        """Whether this stream is being captured."""
+        from .graphs import is_capturing
+        return is_capturing(self)
+
     # -- current stream ------------------------------------------------------------------------
 
     def use(self) -> "Stream":
