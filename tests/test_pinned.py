@@ -1,5 +1,6 @@
 """Page-locked host memory (CuPy's ``alloc_pinned_memory``, ``PinnedMemoryPool``,
-``get_default_pinned_memory_pool``, cupyx's ``empty_pinned`` family) and copies through it.
+``get_default_pinned_memory_pool``, cupyx's ``empty_pinned`` family) and copies through it;
+the device pool's CuPy limits (``set_limit``, ``get_limit``, ``OutOfMemoryError``).
 
 CPU: the pool, pointers, NumPy views and the array helpers over a fake driver whose
 ``cuMemHostAlloc`` hands out ctypes buffers. GPU: real page-locked memory, copies both ways
@@ -208,3 +209,43 @@ def test_memoize_and_allocator_doors():
     with pytest.raises(NotImplementedError, match="stream-ordered"):
         with gp.cuda.using_allocator(lambda n: None):
             pass
+
+
+def test_pool_limit_arguments():
+    p = gp.MemoryPool()
+    assert p.get_limit() == 0
+    p.set_limit(size=1 << 20)
+    assert p.get_limit() == 1 << 20
+    p.set_limit()
+    assert p.get_limit() == 0
+    with pytest.raises(ValueError, match="at one time"):
+        p.set_limit(size=1, fraction=0.5)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        p.set_limit(fraction=1.5)
+    with pytest.raises(ValueError, match="non-negative"):
+        p.set_limit(size=-1)
+    assert gp.cuda.memory.OutOfMemoryError is gp.cuda.OutOfMemoryError
+    assert issubclass(gp.cuda.OutOfMemoryError, MemoryError)
+    assert gp.cuda.memory.MemoryPool is gp.MemoryPool and gp.cuda.memory.alloc is gp.cuda.alloc
+
+
+@gpu
+def test_pool_limit():
+    pool = gp.get_default_memory_pool()
+    try:
+        pool.set_limit(size=64 << 20)
+        a = gp.empty(8 << 20, np.float32)             # 32 MiB: fits
+        with pytest.raises(gp.cuda.OutOfMemoryError, match="limit set to"):
+            gp.empty(10 << 20, np.float32)            # 40 MiB more: past 64 MiB
+        with pytest.raises(MemoryError):
+            gp.ones(10 << 20, np.float32)
+        b = gp.ones(4 << 20, np.float32)              # 16 MiB: fits
+        assert float(b.sum()) == 4 << 20
+        del a
+        c = gp.ones(10 << 20, np.float32)             # room again once a is freed
+        assert c.size == 10 << 20
+        pool.set_limit(fraction=0.5)
+        assert abs(pool.get_limit() - gp.cuda.Device().mem_info[1] // 2) <= 1
+    finally:
+        pool.set_limit()
+    assert pool.get_limit() == 0 and pool.n_free_blocks() >= 0

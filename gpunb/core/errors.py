@@ -36,6 +36,11 @@ class GPUUnavailableError(GPUNBError, RuntimeError):
                 for i, line in enumerate(str(self).splitlines())]
 
 
+class OutOfMemoryError(GPUNBError, MemoryError):
+    """The GPU (or the pool's limit, ``MemoryPool.set_limit``) has no room for an allocation
+    (CuPy's ``cupy.cuda.memory.OutOfMemoryError``; a MemoryError)."""
+
+
 class CompileError(GPUNBError):
     """NVRTC rejected a program.
 

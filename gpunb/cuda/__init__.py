@@ -17,13 +17,14 @@ from ..core.runtime.stream import (Event, ExternalStream, Stream, get_current_st
                                    get_elapsed_time)
 from ..core.runtime.pinned import (PinnedMemory, PinnedMemoryPointer, PinnedMemoryPool,
                                    alloc_pinned_memory, set_pinned_memory_allocator)
+from ..core.errors import OutOfMemoryError
 from ..core.runtime.graphs import Graph
 from . import nvtx, runtime
 
 __all__ = ["Device", "Stream", "ExternalStream", "Event", "get_current_stream",
            "get_elapsed_time", "MemoryPointer", "Memory", "alloc", "is_available",
            "get_device_id", "profile", "nvtx", "runtime", "MemoryPool", "get_default_memory_pool",
-           "set_allocator", "using_allocator", "Graph", "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool",
+           "set_allocator", "using_allocator", "Graph", "OutOfMemoryError", "memory", "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool",
            "alloc_pinned_memory", "set_pinned_memory_allocator"]
 
 MemoryPool = _memory.MemoryPool
@@ -188,3 +189,9 @@ class Device:
 
     def __repr__(self) -> str:
         return f"<CUDA Device {self._id}>"
+
+
+from . import memory  # noqa: E402  (CuPy's cupy.cuda.memory)
+
+memory.Memory, memory.alloc, memory.set_allocator, memory.using_allocator = (
+    Memory, alloc, set_allocator, using_allocator)

@@ -10,6 +10,7 @@ import ctypes
 
 import numpy as np
 
+from ..errors import OutOfMemoryError
 from . import driver, fastcall, libcuda
 
 
@@ -172,6 +173,7 @@ class MemoryPool:
         # allocations, never recycled here (a recycled block's address would be baked into
         # the graph while something else reuses it)
         self._capturing: set[int] = set()
+        self._limit = 0         # set_limit's bytes (0: none)
 
     def _resource(self) -> int:
         """The device's pool handle, set up on first use: it keeps freed memory reserved (as
@@ -206,7 +208,7 @@ class MemoryPool:
         if self._capturing and s in self._capturing:
             ptr = fastcall.allocate(pool, max(nbytes, 1), s)
             if not ptr:
-                raise MemoryError(f"out of GPU memory allocating {nbytes:,} bytes in a graph capture")
+                raise OutOfMemoryError(f"out of GPU memory allocating {nbytes:,} bytes in a graph capture")
             return Allocation(ptr, max(nbytes, 1), s, st, None, self.device_id)
         if nbytes <= CACHED_LIMIT:
             size = (nbytes + 511) & ~511 if nbytes > 0 else 512
@@ -216,17 +218,57 @@ class MemoryPool:
             recycler = self
         else:
             size, recycler = nbytes, None
+        if self._limit:
+            self._within_limit(size)
         ptr = fastcall.allocate(pool, size, s)
         if not ptr:
             self.free_all_blocks()
             ptr = fastcall.allocate(pool, size, s)
             if not ptr:
                 free, total = mem_info()
-                raise MemoryError(
+                raise OutOfMemoryError(
                     f"out of GPU memory allocating {size:,} bytes: {free:,} bytes free of {total:,} "
                     f"(this pool holds {self.used_bytes():,} bytes in use, {self.total_bytes():,} "
                     "reserved)")
         return Allocation(ptr, size, s, st, recycler, self.device_id)
+
+    def _within_limit(self, size: int) -> None:
+        """Raise OutOfMemoryError if ``size`` more bytes would pass the limit (the cached
+        blocks are given back first, as CuPy's pool frees its free blocks)."""
+        held = libcuda.pool_attribute(self._handle, libcuda.POOL_USED_MEM_CURRENT)
+        if held + size <= self._limit:
+            return
+        self._flush()
+        live = self.used_bytes()
+        if live + size > self._limit:
+            raise OutOfMemoryError(
+                f"out of GPU memory allocating {size:,} bytes: {live:,} bytes in use, limit set "
+                f"to {self._limit:,} bytes (MemoryPool.set_limit)")
+
+    def set_limit(self, size=None, fraction=None) -> None:
+        """Limit the bytes this pool hands out (CuPy's ``MemoryPool.set_limit``): ``size``
+        in bytes, or ``fraction`` of the device's memory; neither, or 0, removes the limit.
+        An allocation past it raises OutOfMemoryError."""
+        if size is not None and fraction is not None:
+            raise ValueError("size and fraction cannot be specified at one time")
+        if fraction is not None:
+            fraction = float(fraction)
+            if not 0 <= fraction <= 1:
+                raise ValueError(f"fraction must be between 0 and 1, not {fraction}")
+            self._resource()
+            size = int(mem_info()[1] * fraction)
+        size = 0 if size is None else int(size)
+        if size < 0:
+            raise ValueError(f"size must be non-negative, not {size}")
+        self._limit = size
+
+    def get_limit(self) -> int:
+        """The limit set by :meth:`set_limit` in bytes (0: none)."""
+        return self._limit
+
+    def n_free_blocks(self) -> int:
+        """The number of cached free blocks (CuPy's ``MemoryPool.n_free_blocks``)."""
+        return sum(len(handles) for handles in list(self._free.values()))
 
     def close(self) -> None:
         """Return the cached blocks to the driver, and from now on every block freed (this
