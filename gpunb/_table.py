@@ -112,6 +112,7 @@ _fn("ascontiguousarray", "_creation.from_data")
 _fn("copy", "_creation.from_data")
 _fn("asnumpy", "_creation.from_data", numpy=False)
 _fn("from_dlpack", "core.interop", numpy=False)
+_fn("fromDlpack", "core.interop", attr="from_dlpack", numpy=False)   # CuPy's older spelling
 _fn("arange", "_creation.ranges")
 _fn("linspace", "_creation.ranges")
 _fn("eye", "_creation.ranges")
@@ -618,6 +619,7 @@ _fn("clear_memo", "_utility.info", numpy=False)
 _fn("show_config", "_utility.info", numpy=False)
 _fn("may_share_memory", "_utility.info")
 _meth("__dlpack__", "core.interop:to_dlpack")
+_meth("toDlpack", "core.interop:to_dlpack")           # CuPy's older spelling: a capsule
 
 # -- the array API standard (gpunb/_array_api): its inspection API and its names -----------------
 _obj("__array_namespace_info__", "_array_api.info:__array_namespace_info__")

@@ -15,6 +15,7 @@ import weakref
 import numpy as np
 import pytest
 
+import gpunb as gp
 from gpunb.core import interop
 from gpunb.core.dtypes import SUPPORTED
 from gpunb.core.errors import GPUUnavailableError
@@ -190,6 +191,14 @@ def test_from_dlpack_of_a_gpunb_array_is_a_view():
     del c
     collect()
     assert alive() is None
+
+
+def test_cupy_older_spellings():
+    """CuPy's ``x.toDlpack()`` and ``cupy.fromDlpack(capsule)``: the same capsule and import."""
+    a, _ = fake((3, 4), "float32")
+    b = gp.fromDlpack(a.toDlpack())
+    assert gp.fromDlpack is gp.from_dlpack
+    assert (b.data.ptr, b.shape, b.strides, b.dtype) == (a.data.ptr, a.shape, a.strides, a.dtype)
 
 
 @pytest.mark.parametrize("max_version", VERSIONS)
