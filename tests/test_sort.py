@@ -522,6 +522,31 @@ def test_passes_with_one_digit_are_skipped(case, monkeypatch):
 
 
 @gpu
+@pytest.mark.parametrize("dt", ["int64", "int32", "uint32"])
+def test_offset_keys_through_rows_and_sets(dt, monkeypatch):
+    """Offset keys wherever the radix sort runs long: rows sorted along an axis (a stable sort
+    of (key, position) over all rows, then the rows grouped), argsort of rows, and unique with
+    its index, inverse and counts, on narrow signed data across zero (and a byte boundary for
+    the unsigned keys)."""
+    from gpunb.core.kernels.sort import run
+
+    monkeypatch.setattr(run, "SKIP_PASSES_MIN", 20_000)
+    used = []
+    offset_passes = run._offset_passes
+    monkeypatch.setattr(run, "_offset_passes", lambda *a: used.append(offset_passes(*a)) or used[-1])
+    lo, hi = (-(1 << 9), 1 << 9) if dt[0] == "i" else ((1 << 16) - 300, (1 << 16) + 300)
+    h = rng.integers(lo, hi, (3, 30_000)).astype(dt)
+    x = gp.asarray(h)
+    _check(h)
+    _check(h, axis=0)
+    got = gp.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    want = np.unique(h, return_index=True, return_inverse=True, return_counts=True)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(gp.asnumpy(g), w)
+    assert any(top for top, _ in used)      # the offset path ran
+
+
+@gpu
 def test_sort_in_a_graph_runs_every_pass(monkeypatch):
     """A graph capture cannot wait for the histograms: every pass is captured and replays."""
     from gpunb.core.kernels.sort import run
