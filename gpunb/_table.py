@@ -464,6 +464,7 @@ _obj("fft", "fft", "module")
 _obj("random", "random", "module")
 _obj("cuda", "cuda", "module")
 _obj("testing", "testing", "module")
+_obj("profiler", "profiler", "module")     # cupyx.profiler's benchmark, time_range, profile
 _obj("lib", "lib", "module")             # numpy.lib's stride_tricks
 _sub("lib.stride_tricks", "as_strided", "_manipulation.strides")
 _sub("lib.stride_tricks", "sliding_window_view", "_manipulation.strides")

@@ -397,13 +397,13 @@ def test_load_reload_unload(bare_shell):
     sh.run_line_magic("load_ext", "gpunb")
     first = registered(sh)
     assert isinstance(first[0], CudaMagics)
-    assert set(ours(sh, "cell")) == {"cuda"}
+    assert set(ours(sh, "cell")) == {"cuda", "gputimeit"}
     try:
         from gpunb.magics.gpucache import GpuCacheMagics
     except ImportError:
         GpuCacheMagics = None
     if GpuCacheMagics is not None:
-        assert set(ours(sh, "line")) == {"gpucache"}
+        assert set(ours(sh, "line")) == {"gpucache", "gputimeit"}
         assert sh.magics_manager.registry["GpuCacheMagics"] is first[1]
     assert calls == [("install", sh)]
     sh.run_line_magic("load_ext", "gpunb")             # already loaded: nothing happens
@@ -433,7 +433,8 @@ def test_load_twice_directly_registers_once(bare_shell):
     sh, _ = bare_shell
     gpunb.load_ipython_extension(sh)
     gpunb.load_ipython_extension(sh)
-    assert len(registered(sh)) in (1, 2) and len(ours(sh, "cell")) == 1
+    # %%cuda and %%gputimeit once each (and %gpucache where installed)
+    assert len(registered(sh)) in (2, 3) and set(ours(sh, "cell")) == {"cuda", "gputimeit"}
     gpunb.unload_ipython_extension(sh)
     assert ours(sh, "cell") == {} and registered(sh) == []
     gpunb.unload_ipython_extension(sh)                 # unloading again is harmless

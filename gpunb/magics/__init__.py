@@ -1,7 +1,8 @@
-"""IPython magics (``%%cuda``, ``%gpucache``): thin layers over gpunb's core.
+"""IPython magics (``%%cuda``, ``%gpucache``, ``%gputimeit``): thin layers over gpunb's core.
 
 ``%load_ext gpunb`` calls :func:`load_ipython_extension`: it registers ``%%cuda``
-(:class:`gpunb.magics.cuda.CudaMagics`) and ``%gpucache``
+(:class:`gpunb.magics.cuda.CudaMagics`), ``%gputimeit``
+(:class:`gpunb.magics.timing.TimingMagics`) and ``%gpucache``
 (:class:`gpunb.magics.gpucache.GpuCacheMagics`), and installs the notebook display of compile
 events (:func:`gpunb.widgets.install`). ``%unload_ext gpunb`` undoes all of it, and
 ``%reload_ext gpunb`` does both, so nothing is ever registered twice. IPython has no way to
@@ -33,9 +34,10 @@ def load_ipython_extension(ip) -> None:
     Loading twice replaces the first registration rather than adding a second one.
     """
     from .cuda import CudaMagics
+    from .timing import TimingMagics
 
     unload_ipython_extension(ip)
-    magics = [CudaMagics(ip), *_optional_magics(ip)]
+    magics = [CudaMagics(ip), *_optional_magics(ip), TimingMagics(ip)]
     for m in magics:
         ip.register_magics(m)
     try:
