@@ -369,10 +369,14 @@ def test_bad_args_container_and_shared_mem(many):
 # -- construction errors and precompiled cubins ----------------------------------------------
 
 def test_only_nvrtc_backend():
-    with pytest.raises(ValueError, match="nvrtc"):
-        gpunb.RawModule(code=SRC, backend="nvcc")
-    with pytest.raises(ValueError, match="nvrtc"):
+    """CuPy's backend='nvcc' compiles with NVRTC, saying so; any other backend is an error."""
+    with pytest.warns(UserWarning, match="NVRTC only"):
+        m = gpunb.RawModule(code=SRC, backend="nvcc")
+    assert m.compile(arch=ARCH) is not None
+    with pytest.warns(UserWarning, match="NVRTC only"):
         gpunb.RawKernel(SRC, "many", backend="nvcc")
+    with pytest.raises(ValueError, match="nvrtc"):
+        gpunb.RawModule(code=SRC, backend="hip")
 
 
 def test_unsupported_and_bad_constructor_arguments():

@@ -249,7 +249,12 @@ class RawModule:
                             ".cubin, .fatbin or .ptx file)")
         if code is not None and not isinstance(code, str):
             raise TypeError(f"code must be a str of CUDA C++, got {type(code).__name__}")
-        if backend != "nvrtc":
+        if backend == "nvcc":
+            # CuPy code asks for nvcc for what older NVRTCs lacked; gpunb has no nvcc (NVRTC
+            # only, nothing to install), and NVRTC compiles the same device code
+            warnings.warn("backend='nvcc': gpunb compiles with NVRTC only; the source is given "
+                          "to NVRTC (host code and nvcc-only options will not compile)", stacklevel=3)
+        elif backend != "nvrtc":
             raise ValueError(f"backend={backend!r}: gpunb compiles with NVRTC only ('nvrtc')")
         if translate_cucomplex:
             raise ValueError("translate_cucomplex is not supported by gpunb")
