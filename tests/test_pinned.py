@@ -144,6 +144,14 @@ def test_empty_pinned_family(fake):
         gp.empty_pinned(3, order="X")
 
 
+def test_toolkit_queries():
+    """gpunb needs no toolkit: CuPy's path queries answer None, the local runtime version is
+    NVRTC's (CUDA's encoding)."""
+    assert gp.cuda.get_cuda_path() is None and gp.cuda.get_nvcc_path() is None
+    v = gp.cuda.get_local_runtime_version()
+    assert v == gp.cuda.runtime.runtimeGetVersion() and v >= 12000 and v % 10 == 0
+
+
 def test_names():
     assert gp.cuda.PinnedMemoryPool is pinned.PinnedMemoryPool
     assert gp.get_default_pinned_memory_pool() is pinned.get_default_pinned_memory_pool()

@@ -23,9 +23,11 @@ from . import nvtx, runtime
 
 __all__ = ["Device", "Stream", "ExternalStream", "Event", "get_current_stream",
            "get_elapsed_time", "MemoryPointer", "Memory", "alloc", "is_available",
-           "get_device_id", "profile", "nvtx", "runtime", "MemoryPool", "get_default_memory_pool",
-           "set_allocator", "using_allocator", "Graph", "OutOfMemoryError", "memory", "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool",
-           "alloc_pinned_memory", "set_pinned_memory_allocator"]
+           "get_device_id", "get_local_runtime_version", "get_cuda_path", "get_nvcc_path",
+           "profile", "nvtx", "runtime", "MemoryPool", "get_default_memory_pool",
+           "set_allocator", "using_allocator", "Graph", "OutOfMemoryError", "memory",
+           "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool", "alloc_pinned_memory",
+           "set_pinned_memory_allocator"]
 
 MemoryPool = _memory.MemoryPool
 
@@ -33,6 +35,23 @@ MemoryPool = _memory.MemoryPool
 def is_available() -> bool:
     """Whether a usable CUDA device is present (``cupy.cuda.is_available``)."""
     return _devices.count() > 0
+
+
+def get_local_runtime_version() -> int:
+    """``runtime.runtimeGetVersion()`` (``cupy.cuda.get_local_runtime_version``): NVRTC's
+    version, encoded as CUDA does (gpunb has no CUDA runtime library)."""
+    return runtime.runtimeGetVersion()
+
+
+def get_cuda_path():
+    """None (``cupy.cuda.get_cuda_path`` without a toolkit): gpunb needs no CUDA toolkit;
+    NVRTC and CUB's headers come from NVIDIA's wheels."""
+    return None
+
+
+def get_nvcc_path():
+    """None: gpunb compiles with NVRTC and never needs nvcc (``cupy.cuda.get_nvcc_path``)."""
+    return None
 
 
 def get_device_id() -> int:
