@@ -89,10 +89,29 @@ def test_runtime_version_is_nvrtcs():
     assert gp.cuda.runtime.runtimeGetVersion() == int(major) * 1000 + int(minor) * 10
 
 
-def test_set_allocator_refuses_a_custom_one():
+def test_allocator_forms_without_a_gpu():
+    """CuPy's allocator API: set_allocator(None) is the default state (nothing touched before a
+    device is in use), a pool over a custom allocator hands out what it returns, bad
+    allocators are TypeErrors."""
+    from gpunb.core.runtime.memory import MemoryPointer
+
     gp.cuda.set_allocator(None)
-    with pytest.raises(NotImplementedError, match="stream-ordered"):
-        gp.cuda.set_allocator(lambda n: None)
+    with pytest.raises(TypeError, match="callable"):
+        gp.cuda.set_allocator(3)
+    made = []
+
+    def mine(n):
+        made.append(n)
+        return MemoryPointer(4096 * len(made), None)
+    pool = gp.cuda.MemoryPool(mine)
+    assert pool.malloc(0).ptr == 4096 and pool.malloc(100).ptr == 8192 and made == [1, 100]
+    assert pool.used_bytes() == 0 and pool.total_bytes() == 0
+    with pytest.raises(TypeError, match="allocator must be"):
+        gp.cuda.MemoryPool("x")
+    assert gp.cuda.memory.malloc_managed is gp.cuda.malloc_managed
+    with pytest.raises(NotImplementedError, match="external pool"):
+        gp.cuda.MemoryAsyncPool(pool_handles=12345)
+    assert isinstance(gp.cuda.MemoryAsyncPool(), gp.MemoryPool)
 
 
 # -- on the GPU ------------------------------------------------------------------------------

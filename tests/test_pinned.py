@@ -214,9 +214,6 @@ def test_memoize_and_allocator_doors():
     with gp.cuda.using_allocator(None):
         calls.append("inside")
     assert calls[-1] == "inside"
-    with pytest.raises(NotImplementedError, match="stream-ordered"):
-        with gp.cuda.using_allocator(lambda n: None):
-            pass
 
 
 def test_pool_limit_arguments():
@@ -257,3 +254,30 @@ def test_pool_limit():
     finally:
         pool.set_limit()
     assert pool.get_limit() == 0 and pool.n_free_blocks() >= 0
+
+
+@gpu
+def test_managed_memory_allocator():
+    """CuPy's unified-memory idiom: every array in managed memory (readable from the host
+    after a synchronize), results as NumPy's; using_allocator restores the pool after; CuPy's
+    reset idiom set_allocator(pool.malloc) is the pool itself."""
+    h = rng.standard_normal(100_000).astype(np.float32)
+    pool = gp.get_default_memory_pool()
+    try:
+        gp.cuda.set_allocator(gp.cuda.MemoryPool(gp.cuda.malloc_managed).malloc)
+        assert gp.cuda.get_allocator() is not None
+        x = gp.asarray(h)
+        y = gp.sqrt(gp.abs(x)) + 1
+        assert isinstance(y.data.mem, gp.cuda.ManagedMemory)
+        gp.synchronize()
+        host_view = np.ctypeslib.as_array((ctypes.c_float * y.size).from_address(y.data.ptr))
+        np.testing.assert_allclose(host_view, np.sqrt(np.abs(h)) + 1, rtol=1e-6)
+        assert float(y.sum()) == pytest.approx(float((np.sqrt(np.abs(h)) + 1).sum()), rel=1e-4)
+        gp.cuda.set_allocator(pool.malloc)               # CuPy's way back to the pool
+        assert gp.cuda.get_allocator() is None
+        with gp.cuda.using_allocator(gp.cuda.malloc_managed):
+            z = gp.ones(10)
+        assert isinstance(z.data.mem, gp.cuda.ManagedMemory) and gp.cuda.get_allocator() is None
+        assert not isinstance(gp.ones(10).data.mem, gp.cuda.ManagedMemory)
+    finally:
+        gp.cuda.set_allocator(None)

@@ -25,7 +25,8 @@ __all__ = ["Device", "Stream", "ExternalStream", "Event", "get_current_stream",
            "get_elapsed_time", "MemoryPointer", "Memory", "alloc", "is_available",
            "get_device_id", "get_local_runtime_version", "get_cuda_path", "get_nvcc_path",
            "profile", "nvtx", "runtime", "MemoryPool", "get_default_memory_pool",
-           "set_allocator", "using_allocator", "Graph", "OutOfMemoryError", "memory",
+           "set_allocator", "get_allocator", "using_allocator", "malloc_managed", "ManagedMemory",
+           "MemoryAsyncPool", "Graph", "OutOfMemoryError", "memory",
            "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool", "alloc_pinned_memory",
            "set_pinned_memory_allocator"]
 
@@ -64,20 +65,33 @@ def get_default_memory_pool():
     return _memory.get_default_memory_pool()
 
 
-def set_allocator(allocator=None) -> None:
-    """CuPy's hook for a custom allocator. gpunb allocates from CUDA's stream-ordered pool
-    (``cuMemAllocAsync``) and takes no other allocator: a given one raises."""
-    if allocator is not None:
-        raise NotImplementedError("gpunb allocates from CUDA's stream-ordered memory pool; "
-                                  "custom allocators are not supported")
+set_allocator = _memory.set_allocator
+get_allocator = _memory.get_allocator
+malloc_managed = _memory.malloc_managed
+ManagedMemory = _memory.ManagedMemory
+
+
+class MemoryAsyncPool(_memory.MemoryPool):
+    """CuPy's ``MemoryAsyncPool`` (CUDA's stream-ordered allocator): what gpunb's pool
+    already is. ``pool_handles`` other than the device's own are not supported."""
+
+    def __init__(self, pool_handles="current"):
+        if pool_handles not in ("current", "default"):
+            raise NotImplementedError("gpunb's pool is the device's own stream-ordered pool; "
+                                      "external pool handles are not supported")
+        super().__init__()
 
 
 @contextlib.contextmanager
 def using_allocator(allocator=None):
-    """CuPy's context for a temporary allocator: None (gpunb's stream-ordered pool) runs the
-    block unchanged; another allocator raises, as :func:`set_allocator`."""
+    """Use ``allocator`` inside the block and restore the one before after it (CuPy's
+    ``cupy.cuda.using_allocator``; None: the stream-ordered pool)."""
+    before = get_allocator()
     set_allocator(allocator)
-    yield
+    try:
+        yield
+    finally:
+        set_allocator(before)
 
 
 def alloc(size: int) -> MemoryPointer:
@@ -110,7 +124,7 @@ class Memory:
             raise ValueError(f"cannot allocate a negative size: {size}")
         pool = _memory.get_default_memory_pool()
         self._buf = pool.malloc(size)
-        self.ptr, self.size, self.device_id = int(self._buf.handle), size, pool.device_id
+        self.ptr, self.size, self.device_id = int(self._buf.ptr), size, pool.device_id
 
     def __int__(self) -> int:
         return self.ptr
@@ -214,3 +228,4 @@ from . import memory  # noqa: E402  (CuPy's cupy.cuda.memory)
 
 memory.Memory, memory.alloc, memory.set_allocator, memory.using_allocator = (
     Memory, alloc, set_allocator, using_allocator)
+memory.get_allocator, memory.MemoryAsyncPool = get_allocator, MemoryAsyncPool

@@ -63,6 +63,8 @@ _SIGNATURES = {
     "cuEventRecord": [_p, _p],
     "cuEventSynchronize": [_p],
     "cuMemFreeHost": [_p],
+    "cuMemAllocManaged": [ctypes.POINTER(_u64), _size, _u],
+    "cuMemFree_v2": [_u64],
     "cuEventDestroy_v2": [_p],
     "cuGetErrorName": [_i, ctypes.POINTER(ctypes.c_char_p)],
 }

@@ -157,10 +157,18 @@ class Allocation(MemoryPointer):
 class MemoryPool:
     """The device's stream-ordered memory pool, with CuPy's ``MemoryPool`` inspection methods.
 
+    ``MemoryPool(allocator)`` (CuPy's form, e.g. ``MemoryPool(gpunb.cuda.malloc_managed)``)
+    hands out ``allocator(nbytes)`` instead, uncached; the inspection methods then answer 0.
     Creating one touches nothing; the GPU is used on the first allocation or query.
     """
 
-    def __init__(self, device_id: int | None = None):
+    def __init__(self, allocator=None, *, device_id: int | None = None):
+        if isinstance(allocator, int) and device_id is None:    # MemoryPool(ordinal)
+            allocator, device_id = None, allocator
+        if allocator is not None and not callable(allocator):
+            raise TypeError(f"allocator must be a callable allocator(nbytes) -> MemoryPointer, "
+                            f"not {type(allocator).__name__}")
+        self._allocator = allocator
         self._device_id = device_id
         self.device_id = device_id if device_id is not None else 0
         self._closed = False
@@ -188,6 +196,9 @@ class MemoryPool:
         """A block of ``nbytes`` (at least 1), ordered on ``stream``, as its MemoryPointer. On
         out of memory, frees the pool's cached blocks and retries once, then raises
         MemoryError."""
+        custom = self._allocator
+        if custom is not None:          # set_allocator's or MemoryPool(allocator)'s
+            return custom(max(nbytes, 1))
         pool = self._handle
         if pool is None:
             self._resource()
@@ -285,6 +296,8 @@ class MemoryPool:
 
     def used_bytes(self) -> int:
         """Bytes in live allocations."""
+        if self._allocator is not None and self._handle is None:
+            return 0
         return libcuda.pool_attribute(self._resource(), libcuda.POOL_USED_MEM_CURRENT) - self._cached()
 
     def _cached(self) -> int:
@@ -293,6 +306,8 @@ class MemoryPool:
 
     def total_bytes(self) -> int:
         """Bytes the pool holds from the driver (in use plus cached)."""
+        if self._allocator is not None and self._handle is None:
+            return 0
         return libcuda.pool_attribute(self._resource(), libcuda.POOL_RESERVED_MEM_CURRENT)
 
     def free_bytes(self) -> int:
@@ -320,7 +335,7 @@ def get_default_memory_pool() -> MemoryPool:
         with driver._lock:
             pool = ctx.pool
             if pool is None:
-                pool = ctx.pool = MemoryPool(ctx.info.ordinal)
+                pool = ctx.pool = MemoryPool(device_id=ctx.info.ordinal)
     return pool
 
 
@@ -422,3 +437,74 @@ def fill_bytes(ptr: int, value: int, nbytes: int, stream=None) -> None:
     if nbytes:
         libcuda.check(libcuda.lib().cuMemsetD8Async(ptr, value & 0xFF, nbytes, _stream_handle(stream)),
                       "memset")
+
+
+def set_allocator(allocator=None) -> None:
+    """Make the current device's default pool hand out ``allocator(nbytes)`` (a MemoryPointer)
+    for every allocation gpunb makes (CuPy's ``cupy.cuda.set_allocator``); None, or a gpunb
+    pool's own ``malloc`` on its device, restores the stream-ordered pool."""
+    if allocator is not None and not callable(allocator):
+        raise TypeError(f"allocator must be callable (nbytes -> MemoryPointer) or None, "
+                        f"not {type(allocator).__name__}")
+    if allocator is None and driver.active is None:
+        return                      # no device in use yet: its pool will start as the default
+    pool = get_default_memory_pool()
+    owner = getattr(allocator, "__self__", None)
+    if owner is pool or (isinstance(owner, MemoryPool) and owner._allocator is None
+                         and getattr(allocator, "__func__", None) is MemoryPool.malloc
+                         and owner.device_id == pool.device_id):
+        allocator = None            # the stream-ordered pool itself (CuPy's reset idiom)
+    pool._allocator = allocator
+
+
+def get_allocator():
+    """The allocator set by :func:`set_allocator` on the current device (None: the pool)."""
+    return None if driver.active is None else get_default_memory_pool()._allocator
+
+
+class ManagedMemory:
+    """``size`` bytes of CUDA managed (unified) memory (``cupy.cuda.ManagedMemory``):
+    reachable from the host and every device, paged in on demand, so arrays may exceed the
+    GPU's memory. Freed (``cuMemFree``) when collected.
+
+    Attributes
+    ----------
+    ptr : int
+    size : int
+    device_id : int
+    """
+
+    __slots__ = ("ptr", "size", "device_id", "__weakref__")
+
+    def __init__(self, size: int):
+        size = int(size)
+        if size < 0:
+            raise ValueError(f"cannot allocate a negative size: {size}")
+        ctx = driver.context()
+        self.ptr, self.size, self.device_id = 0, size, ctx.info.ordinal
+        out = ctypes.c_uint64()
+        libcuda.check(libcuda.lib().cuMemAllocManaged(ctypes.byref(out), max(size, 1), 1),   # ATTACH_GLOBAL
+                      f"a managed allocation of {size:,} bytes")
+        self.ptr = out.value
+
+    def __int__(self) -> int:
+        return self.ptr
+
+    def __del__(self):
+        ptr, self.ptr = self.ptr, 0
+        if ptr:
+            try:
+                libcuda.lib().cuMemFree_v2(ptr)
+            except Exception:       # interpreter shutdown
+                pass
+
+    def __repr__(self) -> str:
+        return f"<gpunb.cuda.ManagedMemory 0x{self.ptr:x} size={self.size}>"
+
+
+def malloc_managed(size: int) -> MemoryPointer:
+    """``size`` bytes of managed memory as a MemoryPointer (``cupy.cuda.malloc_managed``):
+    ``gpunb.cuda.set_allocator(gpunb.cuda.MemoryPool(gpunb.cuda.malloc_managed).malloc)``
+    puts every later array in it."""
+    mem = ManagedMemory(size)
+    return MemoryPointer(mem.ptr, mem, mem.device_id)
