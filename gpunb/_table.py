@@ -80,7 +80,9 @@ for _t in ("bool_", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16"
            "byte", "ubyte", "short", "ushort", "intc", "uintc", "int_", "uint", "long", "ulong",
            "longlong", "ulonglong", "intp", "uintp", "half", "single", "double", "csingle",
            "cdouble", "generic", "number", "integer", "signedinteger", "unsignedinteger",
-           "inexact", "floating", "complexfloating"):
+           "inexact", "floating", "complexfloating",
+           # NumPy's types with no GPU dtype (names for host code; arrays of them raise)
+           "bytes_", "str_", "object_", "void", "character", "flexible", "longdouble", "clongdouble"):
     _type(_t)
 del _t
 _obj("dtype", "_types.routines:dtype", "class")
@@ -441,6 +443,11 @@ _obj("broadcast", "_manipulation.broadcast:broadcast", "class")
 _fn("row_stack", "_manipulation.joining")
 _fn("shares_memory", "_utility.memory")
 _obj("errstate", "_utility.host:errstate", "class")    # NumPy's own error state
+_fn("getbufsize", "_utility.host")
+_fn("setbufsize", "_utility.host")
+_fn("info", "_utility.host")
+_obj("exceptions", "_utility.host:exceptions", "value")   # numpy.exceptions (AxisError...)
+_obj("dtypes", "_utility.host:dtypes", "value")           # numpy.dtypes (Float32DType...)
 _fn("seterr", "_utility.host")
 _fn("geterr", "_utility.host")
 _fn("seterrcall", "_utility.host")

@@ -132,6 +132,28 @@ def test_small_functions_stand_for_numpys(name):
     assert R.numpy_function(getattr(np, name)) is e and getattr(gp, name).__doc__
 
 
+@pytest.mark.parametrize("name", ["bytes_", "str_", "object_", "void", "character", "flexible",
+                                  "longdouble", "clongdouble"])
+def test_host_only_types_are_numpys_and_arrays_of_them_raise(name):
+    """NumPy's types with no GPU dtype are there for host code (issubdtype, isinstance), and
+    an array of one is refused before anything touches a GPU, naming what the GPU has."""
+    t = getattr(gp, name)
+    assert t is getattr(np, name) and R.ENTRIES[name].kind == "type"
+    if name not in ("character", "flexible"):            # the abstract ones make no dtype
+        with pytest.raises(TypeError, match="not supported on the GPU"):     # UnsupportedDTypeError
+            gp.zeros(3, t)
+
+
+def test_host_helpers_are_numpys():
+    assert gp.exceptions is np.exceptions and gp.dtypes is np.dtypes
+    assert gp.getbufsize() == np.getbufsize() and gp.info is np.info
+    old = gp.setbufsize(16384)
+    try:
+        assert np.getbufsize() == 16384
+    finally:
+        gp.setbufsize(old)
+
+
 # -- emath's steps with NumPy standing in ---------------------------------------------------------
 
 @pytest.mark.parametrize("dt", DTYPES)

@@ -1,6 +1,6 @@
 """The scalar types, NumPy's own objects (``gpunb.float32 is numpy.float32``, as in CuPy), for
-the 14 dtypes gpunb supports, their NumPy 2 aliases, and the abstract types that
-``issubdtype`` tests against; and NumPy's type tables and constants (``typecodes``,
+the 14 dtypes gpunb supports, their NumPy 2 aliases, the abstract types that ``issubdtype``
+tests against, and NumPy's types the GPU has no dtype for (``str_``, ``longdouble``...); and NumPy's type tables and constants (``typecodes``,
 ``ScalarType``, ``sctypeDict``, ``little_endian``, ``True_``, ``False_``), which describe
 NumPy's types on the host, those gpunb has no GPU dtype for included
 (``gpunb.core.dtypes.SUPPORTED`` lists the GPU's)."""
@@ -16,8 +16,12 @@ ALIASES = ("byte", "ubyte", "short", "ushort", "intc", "uintc", "int_", "uint", 
            "cdouble")
 ABSTRACT = ("generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact",
             "floating", "complexfloating")
+# NumPy's types with no GPU dtype, for code that names them (issubdtype, isinstance, dtype
+# tables); an array of one raises UnsupportedDTypeError naming the dtypes the GPU has
+HOST_ONLY = ("bytes_", "str_", "object_", "void", "character", "flexible", "longdouble",
+             "clongdouble")
 
-globals().update({name: getattr(np, name) for name in SCALARS + ALIASES + ABSTRACT})
+globals().update({name: getattr(np, name) for name in SCALARS + ALIASES + ABSTRACT + HOST_ONLY})
 
 typecodes = np.typecodes          # {'Character': 'c', 'Integer': 'bhilqnp', ...}
 ScalarType = np.ScalarType        # (int, float, complex, bool, bytes, str, memoryview, numpy's...)

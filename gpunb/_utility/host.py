@@ -1,7 +1,8 @@
 """NumPy's host helpers under gpunb's names, for code written against ``gpunb as cp``: integer
 formatting (``binary_repr``, ``base_repr``), ``iterable``, the print options (gpunb prints
 through NumPy's formatting, so these are NumPy's own), ``euler_gamma``, and the floating-point
-error state (``errstate``, ``seterr``, ``geterr``, ``seterrcall``, ``geterrcall``).
+error state (``errstate``, ``seterr``, ``geterr``, ``seterrcall``, ``geterrcall``), the ufunc
+buffer size, ``info``, and the ``exceptions`` and ``dtypes`` modules.
 
 GPU kernels raise no floating-point exceptions: a division by zero gives ``inf`` or ``nan``
 on the device and no warning, whatever the error state says (CUDA has no floating-point
@@ -25,3 +26,8 @@ seterr = np.seterr
 geterr = np.geterr
 seterrcall = np.seterrcall
 geterrcall = np.geterrcall
+getbufsize = np.getbufsize        # NumPy's ufunc buffer size (host-side NumPy steps use it)
+setbufsize = np.setbufsize
+info = np.info                    # prints a function's docstring (gpunb's own for gpunb names)
+exceptions = np.exceptions        # AxisError, ComplexWarning...: what gpunb raises is NumPy's
+dtypes = np.dtypes                # the dtype classes (numpy.dtypes.Float32DType)
