@@ -12,6 +12,7 @@ import contextlib
 
 from ..core.ndarray import MemoryPointer
 from ..core.runtime import devices as _devices
+from ..core.runtime import allocators as _allocators
 from ..core.runtime import memory as _memory
 from ..core.runtime.stream import (Event, ExternalStream, Stream, get_current_stream,
                                    get_elapsed_time)
@@ -65,10 +66,10 @@ def get_default_memory_pool():
     return _memory.get_default_memory_pool()
 
 
-set_allocator = _memory.set_allocator
-get_allocator = _memory.get_allocator
-malloc_managed = _memory.malloc_managed
-ManagedMemory = _memory.ManagedMemory
+set_allocator = _allocators.set_allocator
+get_allocator = _allocators.get_allocator
+malloc_managed = _allocators.malloc_managed
+ManagedMemory = _allocators.ManagedMemory
 
 
 class MemoryAsyncPool(_memory.MemoryPool):

@@ -5,7 +5,8 @@ itself, which defines them)."""
 
 from ..core.errors import OutOfMemoryError
 from ..core.ndarray import MemoryPointer
-from ..core.runtime.memory import ManagedMemory, MemoryPool, malloc_managed
+from ..core.runtime.allocators import ManagedMemory, malloc_managed
+from ..core.runtime.memory import MemoryPool
 from ..core.runtime.pinned import (PinnedMemory, PinnedMemoryPointer, PinnedMemoryPool,
                                    alloc_pinned_memory, set_pinned_memory_allocator)
 
