@@ -379,6 +379,16 @@ def test_only_nvrtc_backend():
         gpunb.RawModule(code=SRC, backend="hip")
 
 
+def test_compile_with_cache_is_a_raw_module():
+    """CuPy's older cupy.cuda.compile_with_cache: a RawModule through gpunb's cache."""
+    m = gpunb.cuda.compile_with_cache(SRC, options=("-DX=1",), arch=ARCH)
+    assert isinstance(m, gpunb.RawModule)
+    m2 = gpunb.cuda.compile_with_cache(SRC, extra_source="// only CuPy's cache key")
+    assert m2.code == SRC                  # CuPy hashes extra_source, never compiles it
+    with pytest.raises(ValueError, match="cache_dir"):
+        gpunb.cuda.compile_with_cache(SRC, cache_dir="/tmp/elsewhere")
+
+
 def test_unsupported_and_bad_constructor_arguments():
     with pytest.raises(ValueError, match="translate_cucomplex"):
         gpunb.RawModule(code=SRC, translate_cucomplex=True)

@@ -24,7 +24,7 @@ from . import nvtx, runtime
 
 __all__ = ["Device", "Stream", "ExternalStream", "Event", "get_current_stream",
            "get_elapsed_time", "MemoryPointer", "Memory", "alloc", "is_available",
-           "get_device_id", "get_local_runtime_version", "get_cuda_path", "get_nvcc_path",
+           "get_device_id", "compile_with_cache", "get_local_runtime_version", "get_cuda_path", "get_nvcc_path",
            "profile", "nvtx", "runtime", "MemoryPool", "get_default_memory_pool",
            "set_allocator", "get_allocator", "using_allocator", "malloc_managed", "ManagedMemory",
            "MemoryAsyncPool", "Graph", "OutOfMemoryError", "memory",
@@ -54,6 +54,28 @@ def get_cuda_path():
 def get_nvcc_path():
     """None: gpunb compiles with NVRTC and never needs nvcc (``cupy.cuda.get_nvcc_path``)."""
     return None
+
+
+def compile_with_cache(source: str, options=(), arch=None, cache_dir=None, extra_source=None,
+                       backend="nvrtc", *, enable_cooperative_groups=False,
+                       name_expressions=None, log_stream=None, jitify=False):
+    """CuPy's older way to compile CUDA C++ (``cupy.cuda.compile_with_cache``): a
+    :class:`gpunb.RawModule` of ``source``, compiled through gpunb's kernel cache; use
+    ``module.get_function(name)``. ``arch`` (e.g. ``'sm_90'``) compiles now, without a GPU;
+    ``cache_dir`` is gpunb's cache (``GPUNB_CACHE_DIR``), not a per-call directory;
+    ``extra_source`` (in CuPy, text added to the cache key only) is not needed: gpunb's key
+    holds the source and every header it includes."""
+    from ..core.kernels.raw.module import RawModule
+
+    if cache_dir is not None:
+        raise ValueError("gpunb keeps one kernel cache (GPUNB_CACHE_DIR / %gpucache); "
+                         "cache_dir is not supported")
+    module = RawModule(code=source, options=tuple(options), backend=backend,
+                       name_expressions=name_expressions,
+                       enable_cooperative_groups=enable_cooperative_groups, jitify=jitify)
+    if arch is not None:
+        module.compile(arch=arch)
+    return module
 
 
 def get_device_id() -> int:
