@@ -3,12 +3,15 @@ derived from it).
 
 A line names the implementation as ``'module:attribute'`` under the ``gpunb`` package; the
 helpers below say what kind of name it is (a NumPy function, a ufunc, an ndarray-only method,
-a scalar type, an object of gpunb's own, a subpackage member).
+a scalar type, an object of gpunb's own, a subpackage member). The members of
+``gpunb.linalg``, ``gpunb.fft`` and ``gpunb.random`` are declared in :mod:`gpunb._table_sub`
+through :func:`gpunb._table_sub.declare`.
 """
 
 from __future__ import annotations
 
-# (Plain classes and lists: ``import gpunb`` runs this module, so it imports nothing.)
+# (Plain classes and lists: ``import gpunb`` runs this module, so it imports nothing else.)
+from . import _table_sub
 
 
 class Entry:
@@ -480,114 +483,8 @@ _obj("emath", "emath", "module")         # numpy.emath: complex outside the real
 for _name in ("sqrt", "log", "log2", "log10", "logn", "power", "arccos", "arcsin", "arctanh"):
     _sub("emath", _name, "_math.emath")
 
-# -- gpunb.linalg (numpy.linalg): products on cuBLAS, the rest on cuSOLVER ---------------------
-_sub("linalg", "matmul", "linalg.products")
-_sub("linalg", "vecdot", "linalg.products")
-_sub("linalg", "matrix_transpose", "linalg.products")
-_sub("linalg", "cross", "linalg.products", attr="linalg_cross")
-_sub("linalg", "outer", "linalg.products", attr="linalg_outer")
-_sub("linalg", "tensordot", "linalg.products")
-_sub("linalg", "trace", "linalg.products", attr="linalg_trace")
-_sub("linalg", "matrix_power", "linalg.products")
-_sub("linalg", "multi_dot", "linalg.products")
-_sub("linalg", "norm", "linalg.norms")
-_sub("linalg", "vector_norm", "linalg.norms")
-_sub("linalg", "matrix_norm", "linalg.norms")
-_sub("linalg", "cond", "linalg.norms")
-_sub("linalg", "matrix_rank", "linalg.norms")
-_sub("linalg", "det", "linalg.norms")
-_sub("linalg", "slogdet", "linalg.norms")
-_sub("linalg", "cholesky", "linalg.decompositions")
-_sub("linalg", "qr", "linalg.decompositions")
-_sub("linalg", "svd", "linalg.decompositions")
-_sub("linalg", "svdvals", "linalg.decompositions")
-_sub("linalg", "eigh", "linalg.decompositions")
-_sub("linalg", "eigvalsh", "linalg.decompositions")
-_sub("linalg", "eig", "linalg.decompositions")
-_sub("linalg", "eigvals", "linalg.decompositions")
-_sub("linalg", "solve", "linalg.solvers")
-_sub("linalg", "inv", "linalg.solvers")
-_sub("linalg", "lstsq", "linalg.solvers")
-_sub("linalg", "pinv", "linalg.solvers")
-_sub("linalg", "tensorsolve", "linalg.solvers")
-_sub("linalg", "tensorinv", "linalg.solvers")
-_sub("linalg", "diagonal", "linalg.products", attr="linalg_diagonal")
-_sub("linalg", "LinAlgError", "linalg.errors", kind="class")
-
-# -- gpunb.fft (numpy.fft) on cuFFT ---------------------------------------------------------------
-_sub("fft", "fft", "fft.transforms")
-_sub("fft", "ifft", "fft.transforms")
-_sub("fft", "fft2", "fft.transforms")
-_sub("fft", "ifft2", "fft.transforms")
-_sub("fft", "fftn", "fft.transforms")
-_sub("fft", "ifftn", "fft.transforms")
-_sub("fft", "rfft", "fft.transforms")
-_sub("fft", "irfft", "fft.transforms")
-_sub("fft", "rfft2", "fft.transforms")
-_sub("fft", "irfft2", "fft.transforms")
-_sub("fft", "rfftn", "fft.transforms")
-_sub("fft", "irfftn", "fft.transforms")
-_sub("fft", "hfft", "fft.transforms")
-_sub("fft", "ihfft", "fft.transforms")
-_sub("fft", "fftfreq", "fft.helpers")
-_sub("fft", "rfftfreq", "fft.helpers")
-_sub("fft", "fftshift", "fft.helpers")
-_sub("fft", "ifftshift", "fft.helpers")
-_sub("fft", "config", "fft.config", kind="module")
-
-# -- gpunb.random (numpy.random): a Philox generator in gpunb's own CUDA ----------------------------
-# (NumPy's random functions take no arrays to dispatch on: numpy=False)
-_sub("random", "default_rng", "random.generator", kind="function", numpy=False)
-_sub("random", "Generator", "random.generator", kind="class", numpy=False)
-_sub("random", "Philox", "random.bitgen", kind="class", numpy=False)
-_sub("random", "BitGenerator", "random.bitgen", kind="class", numpy=False)
-_sub("random", "SeedSequence", "random.bitgen", kind="class", numpy=False)
-_sub("random", "RandomState", "random.legacy", kind="class", numpy=False)
-_sub("random", "seed", "random.legacy", numpy=False)
-_sub("random", "get_state", "random.legacy", numpy=False)
-_sub("random", "set_state", "random.legacy", numpy=False)
-_sub("random", "rand", "random.legacy", numpy=False)
-_sub("random", "randn", "random.legacy", numpy=False)
-_sub("random", "randint", "random.legacy", numpy=False)
-_sub("random", "random_integers", "random.legacy", numpy=False)
-_sub("random", "random_sample", "random.legacy", numpy=False)
-_sub("random", "random", "random.legacy", numpy=False)
-_sub("random", "ranf", "random.legacy", numpy=False)
-_sub("random", "sample", "random.legacy", numpy=False)
-_sub("random", "uniform", "random.legacy", numpy=False)
-_sub("random", "normal", "random.legacy", numpy=False)
-_sub("random", "standard_normal", "random.legacy", numpy=False)
-_sub("random", "exponential", "random.legacy", numpy=False)
-_sub("random", "standard_exponential", "random.legacy", numpy=False)
-_sub("random", "gamma", "random.legacy", numpy=False)
-_sub("random", "standard_gamma", "random.legacy", numpy=False)
-_sub("random", "beta", "random.legacy", numpy=False)
-_sub("random", "poisson", "random.legacy", numpy=False)
-_sub("random", "binomial", "random.legacy", numpy=False)
-_sub("random", "choice", "random.legacy", numpy=False)
-_sub("random", "permutation", "random.legacy", numpy=False)
-_sub("random", "shuffle", "random.legacy", numpy=False)
-_sub("random", "bytes", "random.legacy", numpy=False)
-_sub("random", "lognormal", "random.legacy", numpy=False)
-_sub("random", "laplace", "random.legacy", numpy=False)
-_sub("random", "logistic", "random.legacy", numpy=False)
-_sub("random", "geometric", "random.legacy", numpy=False)
-_sub("random", "chisquare", "random.legacy", numpy=False)
-_sub("random", "standard_t", "random.legacy", numpy=False)
-_sub("random", "weibull", "random.legacy", numpy=False)
-_sub("random", "rayleigh", "random.legacy", numpy=False)
-_sub("random", "gumbel", "random.legacy", numpy=False)
-_sub("random", "pareto", "random.legacy", numpy=False)
-_sub("random", "power", "random.legacy", numpy=False)
-_sub("random", "triangular", "random.legacy", numpy=False)
-_sub("random", "negative_binomial", "random.legacy", numpy=False)
-_sub("random", "f", "random.legacy", numpy=False)
-_sub("random", "dirichlet", "random.legacy", numpy=False)
-for _name in ("standard_cauchy", "wald", "noncentral_chisquare", "noncentral_f", "multivariate_normal"):
-    _sub("random", _name, "random.legacy", numpy=False)
-# (the distributions of _more: rejection samplers and sequential draws per sample)
-for _name in ("vonmises", "zipf", "logseries", "hypergeometric", "multinomial"):
-    _sub("random", _name, "random.legacy", numpy=False)
+# -- gpunb.linalg, gpunb.fft, gpunb.random: their members (gpunb/_table_sub.py) -----------------
+_table_sub.declare(_sub)
 
 # -- gpunb's own: arrays, fusion, raw CUDA, streams and memory, the kernel cache ------------------
 _obj("ndarray", "core.ndarray:ndarray", "class")

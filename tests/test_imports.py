@@ -112,6 +112,6 @@ def test_import_gpunb_loads_only_the_face():
             "print('numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout.splitlines()
-    assert out[0] == str(["gpunb", "gpunb._registry", "gpunb._table", "gpunb._version", "gpunb.core",
-                          "gpunb.core.errors"])
+    assert out[0] == str(["gpunb", "gpunb._registry", "gpunb._table", "gpunb._table_sub", "gpunb._version",
+                          "gpunb.core", "gpunb.core.errors"])
     assert out[1] == "False"

@@ -139,20 +139,22 @@ class Graph:
     def launch(self, stream=None) -> None:
         """Launch the graph on ``stream`` (default: the current stream), CuPy's
         ``Graph.launch``: ordered after that stream's earlier work like any kernel."""
-        if self._exec is None:
-            raise GraphCaptureError("nothing captured yet")
-        handle = driver.current_stream()[1] if stream is None else int(driver.as_stream(stream).handle)
+        handle = self._on(stream)
         fastcall.graph_launch(self._exec_handle, handle)
         self.replays += 1
 
     def upload(self, stream=None) -> None:
         """Prepare the graph's launch on the device ahead of the first one (CuPy's
         ``Graph.upload``; optional)."""
+        handle = self._on(stream)
+        driver.check(driver._driver_module().cuGraphUpload(self._exec, handle), "graph upload")
+
+    def _on(self, stream) -> int:
+        """The handle of ``stream`` (default: the current stream) to launch on; raises before
+        a capture."""
         if self._exec is None:
             raise GraphCaptureError("nothing captured yet")
-        d = driver._driver_module()
-        handle = driver.current_stream()[1] if stream is None else int(driver.as_stream(stream).handle)
-        driver.check(d.cuGraphUpload(self._exec, handle), "graph upload")
+        return driver.current_stream()[1] if stream is None else int(driver.as_stream(stream).handle)
 
     def __del__(self):
         try:

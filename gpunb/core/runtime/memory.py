@@ -163,8 +163,6 @@ class MemoryPool:
     """
 
     def __init__(self, allocator=None, *, device_id: int | None = None):
-        if isinstance(allocator, int) and device_id is None:    # MemoryPool(ordinal)
-            allocator, device_id = None, allocator
         if allocator is not None and not callable(allocator):
             raise TypeError(f"allocator must be a callable allocator(nbytes) -> MemoryPointer, "
                             f"not {type(allocator).__name__}")

@@ -22,6 +22,7 @@ import threading
 
 import numpy as np
 
+from .. import layout
 from . import driver, libcuda
 
 UNIT = 512                 # CuPy's rounding of pooled sizes
@@ -237,10 +238,6 @@ def alloc_pinned_memory(size: int) -> PinnedMemoryPointer:
 
 # ---- NumPy arrays in pinned memory (cupyx.empty_pinned and friends) ----------------------------
 
-def _shape(shape) -> tuple:
-    return tuple(int(s) for s in shape) if np.iterable(shape) else (int(shape),)
-
-
 def empty_pinned(shape, dtype=float, order="C") -> np.ndarray:
     """A NumPy array in page-locked memory, uninitialized (``cupyx.empty_pinned``).
 
@@ -250,9 +247,7 @@ def empty_pinned(shape, dtype=float, order="C") -> np.ndarray:
     dtype : data-type, optional
     order : {'C', 'F'}, optional
     """
-    shape, dtype = _shape(shape), np.dtype(dtype)
-    if any(s < 0 for s in shape):
-        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    shape, dtype = layout.new_shape(shape), np.dtype(dtype)
     if order not in ("C", "F"):
         raise ValueError(f"order must be 'C' or 'F', not {order!r}")
     count = math.prod(shape)

@@ -1,0 +1,248 @@
+"""The continuous distributions' device code (``dist`` kernels of :mod:`.codegen`): the
+uniform, normal and exponential transforms of Philox4x32 words (float32: ``ln_u``, Box-Muller
+with the hardware's sine and cosine), and the library the rejection samplers share (gamma,
+beta, poisson, binomial), with each kernel's body. Von Mises, Zipf... are in :mod:`.dists`.
+
+Pure: imports nothing from CUDA, returns strings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+LIB = r"""
+#define TWO_M53 (1.0 / 9007199254740992.0)
+// Uniforms in (0, 1] (log-safe) and [0, 1) from 64- and 32-bit words.
+__device__ __forceinline__ double open_u(u64 x) { return ((double)(x >> 11) + 1.0) * TWO_M53; }
+__device__ __forceinline__ double closed_u(u64 x) { return (double)(x >> 11) * TWO_M53; }
+__device__ __forceinline__ float open_uf(u32 x) { return ((float)(x >> 8) + 1.0f) * (1.0f / 16777216.0f); }
+__device__ __forceinline__ float closed_uf(u32 x) { return (float)(x >> 8) * (1.0f / 16777216.0f); }
+// [1, 2) from a word's top 23 bits, without an int-to-float conversion (a slow instruction)
+__device__ __forceinline__ float unit_bits(u32 x) { return __uint_as_float(0x3f800000u | (x >> 9)); }
+// ln u for u = (w + 1/2) 2**-32 as cuRAND makes it, within a few ulp, at a third of an
+// accurate logf's work (float32 normals and exponentials were compute-bound on it): the
+// hardware's __logf below 1/2 (3 ulp there), and above as 2 atanh(s), s = (u - 1) / (u + 1)
+// in (-1/3, 0] (u - 1 exact; a near-minimax cubic in s*s, 0.47 ulp), where __logf is accurate
+// only to 2**-21.4 absolute: small exponentials and radii (u near 1) keep their relative
+// accuracy, and ln u <= 0 always (no NaN from a square root).
+__device__ __forceinline__ float ln_u(u32 w) {
+    const float u = fmaf((float)w, 2.3283064365386963e-10f, 1.1641532182693481e-10f);
+    const float s = __fdividef(u - 1.0f, u + 1.0f), s2 = s * s;
+    float p = fmaf(0.13429313898086548f, s2, 0.14112597703933716f);
+    p = fmaf(p, s2, 0.2000437080860138f);
+    p = fmaf(p, s2, 0.3333330750465393f);
+    return u < 0.5f ? __logf(u) : 2.0f * fmaf(s * s2, p, s);
+}
+
+// Box-Muller's radius sqrt(-2 ln u): the hardware's square root (within 2**-23 relative)
+__device__ __forceinline__ float bm_radius(u32 w) {
+    float r;
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(-2.0f * ln_u(w)));
+    return r;
+}
+
+// One standard normal from two words (Box-Muller, cosine branch), in double.
+__device__ __forceinline__ double normal1(u64 x, u64 y) {
+    return sqrt(-2.0 * log(open_u(x))) * cospi(2.0 * closed_u(y));
+}
+
+// Marsaglia-Tsang gamma(shape) with scale 1 for element b: its first attempt uses block
+// (b, word 2 + w0), attempt j block (b, word 2 + w0 + j * step).
+__device__ double gamma1(const rng_args& a, u64 b, double shape, u64 w0, u64 step) {
+    if (shape <= 0.0) return 0.0;
+    u64 c[4];
+    block(a, b, w0, c);
+    double boost = 1.0;
+    if (shape < 1.0) {   // gamma(s) = gamma(s + 1) * U**(1/s)
+        boost = pow(open_u(c[3]), 1.0 / shape);
+        shape += 1.0;
+    }
+    const double d = shape - 1.0 / 3.0, cc = 1.0 / sqrt(9.0 * d);
+    for (u64 j = 1;; ++j) {
+        const double x = normal1(c[0], c[1]);
+        double v = 1.0 + cc * x;
+        if (v > 0.0) {
+            v = v * v * v;
+            const double u = open_u(c[2]);
+            if (u < 1.0 - 0.0331 * (x * x) * (x * x) || log(u) < 0.5 * x * x + d * (1.0 - v + log(v)))
+                return d * v * boost;
+        }
+        block(a, b, w0 + j * step, c);
+    }
+}
+
+// Binomial(n, p): Knuth's splitting by beta order statistics (each split halves n; betas as
+// gamma ratios on words (t + 1) << 32 + ...) down to n * min(p, 1 - p) < 30, then NumPy's
+// inversion on blocks (b, word 2 + 0, 1, 2, ...).
+__device__ double binomial1(const rng_args& a, u64 b, double n, double p) {
+    if (n <= 0.0 || p <= 0.0) return 0.0;
+    if (p >= 1.0) return n;
+    double k = 0.0;
+    for (u64 t = 1; n * fmin(p, 1.0 - p) >= 30.0; ++t) {
+        const double aa = floor(0.5 * n) + 1.0, bb = n + 1.0 - aa;
+        const double x = gamma1(a, b, aa, t << 32, 2), y = gamma1(a, b, bb, (t << 32) + 1, 2);
+        const double X = x / (x + y);
+        if (X >= p) { n = aa - 1.0; p = p / X; }
+        else { k += aa; n = bb - 1.0; p = (p - X) / (1.0 - X); }
+    }
+    const bool flip = p > 0.5;
+    const double pp = flip ? 1.0 - p : p, q = 1.0 - pp, qn = exp(n * log1p(-pp)), np_ = n * pp;
+    const double bound = fmin(n, np_ + 10.0 * sqrt(np_ * q + 1.0));
+    u64 c[4]; block(a, b, 0, c);
+    int lane = 0; u64 j = 0;
+    double X = 0.0, px = qn, U = closed_u(c[lane++]);
+    while (U > px) {
+        X += 1.0;
+        if (X > bound) {
+            X = 0.0; px = qn;
+            if (lane == 4) { block(a, b, ++j, c); lane = 0; }
+            U = closed_u(c[lane++]);
+        } else {
+            U -= px;
+            px = ((n - X + 1.0) * pp * px) / (X * q);
+        }
+    }
+    return k + (flip ? n - X : X);
+}
+
+// Poisson(lam): multiplication for lam < 10, else PTRS (Hormann 1993, as NumPy).
+__device__ double poisson1(const rng_args& a, u64 b, double lam, u64 first[4]) {
+    if (lam <= 0.0) return 0.0;
+    u64 c[4] = {first[0], first[1], first[2], first[3]};
+    int lane = 0;
+    u64 j = 0;
+    if (lam < 10.0) {
+        const double enlam = exp(-lam);
+        double prod = 1.0;
+        long long k = 0;
+        for (;;) {
+            if (lane == 4) { block(a, b, ++j, c); lane = 0; }
+            prod *= closed_u(c[lane++]);
+            if (prod <= enlam) return (double)k;
+            ++k;
+        }
+    }
+    const double slam = sqrt(lam), loglam = log(lam), bb = 0.931 + 2.53 * slam;
+    const double aa = -0.059 + 0.02483 * bb, invalpha = 1.1239 + 1.1328 / (bb - 3.4);
+    const double vr = 0.9277 - 3.6224 / (bb - 2.0);
+    for (;;) {
+        if (lane > 2) { block(a, b, ++j, c); lane = 0; }
+        const double U = closed_u(c[lane]) - 0.5, V = closed_u(c[lane + 1]);
+        lane += 2;
+        const double us = 0.5 - fabs(U);
+        const double k = floor((2.0 * aa / us + bb) * U + lam + 0.43);
+        if (us >= 0.07 && V <= vr) return k;
+        if (k < 0.0 || (us < 0.013 && V > us)) continue;
+        if (log(V) + log(invalpha) - log(aa / (us * us) + bb) <= -lam + k * loglam - lgamma(k + 1.0))
+            return k;
+    }
+}
+"""
+
+
+def kernel(k, per: int, THREADS: int, _CTYPE: dict) -> str:  # noqa: N803 (the template's names)
+    """The ``dist`` kernel of ``k``: element e from block S + e / ``per`` (fresh blocks: the
+    host starts at lane 0), ``THREADS`` threads a block, ``_CTYPE`` the dtypes' C types."""
+    T = _CTYPE[k.dtype.name]
+    f32 = k.dtype == np.float32
+    if k.what in ("normal", "exponential", "uniform"):
+        # Philox4x32-10 blocks (4 words each; a quarter of a 4x64 block's multiply work per
+        # word): counter (B, first 4x64 block of the draw), key derived from the 4x64 key.
+        if f32:
+            u = {"normal": """
+        // cuRAND's Box-Muller (CuPy's and torch's normals) with the radius of bm_radius (an
+        // accurate logf and sqrtf made the kernel compute-bound), and the angle's sine and
+        // cosine by the hardware's __sincosf as cuRAND's (within 2**-21.4 on [-pi, pi]; an
+        // angle in [-pi, pi) gives the distribution [0, 2 pi) does).
+        #pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            float s, co;
+            const float r = bm_radius(w[2 * q]);
+            __sincosf(fmaf(unit_bits(w[2 * q + 1]), 6.2831853071795865f, -9.4247779607693797f), &s, &co);
+            v[2 * q] = r * co; v[2 * q + 1] = r * s;
+        }""", "exponential": """
+        #pragma unroll
+        for (int h = 0; h < 4; ++h) v[h] = -ln_u(w[h]);""",
+                 "uniform": """
+        #pragma unroll
+        for (int h = 0; h < 4; ++h) v[h] = closed_uf(w[h]);"""}[k.what]
+        else:
+            u = {"normal": """
+        {
+            double s, co;
+            const double r = sqrt(-2.0 * log(open_u(x0)));
+            sincospi(2.0 * closed_u(x1), &s, &co);
+            v[0] = r * co; v[1] = r * s;
+        }""", "exponential": """
+        v[0] = -log(open_u(x0)); v[1] = -log(open_u(x1));""",
+                 "uniform": """
+        v[0] = closed_u(x0); v[1] = closed_u(x1);"""}[k.what]
+        affine = ("v[h] = scale * v[h];" if k.what == "exponential" else
+                  "v[h] = loc + scale * v[h];")
+        C = "float" if f32 else "double"
+        store = ("float4 t; t.x = v[0]; t.y = v[1]; t.z = v[2]; t.w = v[3];" if f32 else
+                 "double2 t; t.x = v[0]; t.y = v[1];")
+        vec = "float4" if f32 else "double2"
+        return f"""
+__device__ __forceinline__ void philox32(u32 c[4], u32 k0, u32 k1) {{
+    #pragma unroll
+    for (int r = 0; r < 10; ++r) {{
+        if (r) {{ k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }}
+        // high and low words as two multiplies (1% faster than one 64-bit product on an H100)
+        const u32 h0 = __umulhi(0xD2511F53u, c[0]), l0 = 0xD2511F53u * c[0];
+        const u32 h1 = __umulhi(0xCD9E8D57u, c[2]), l1 = 0xCD9E8D57u * c[2];
+        const u32 n0 = h1 ^ c[1] ^ k0, n2 = h0 ^ c[3] ^ k1;
+        c[0] = n0; c[1] = l1; c[2] = n2; c[3] = l0;
+    }}
+}}
+
+extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict__ out, const rng_args a) {{
+    const long long B = blockIdx.x * (long long){THREADS} + threadIdx.x;
+    if (B >= a.nblocks) return;
+    u32 w[4] = {{(u32)B, (u32)((u64)B >> 32), (u32)a.c[0], (u32)(a.c[0] >> 32)}};
+    philox32(w, (u32)a.k[0], (u32)a.k[1]);
+    const u64 x0 = w[0] | ((u64)w[1] << 32), x1 = w[2] | ((u64)w[3] << 32);
+    (void)x0; (void)x1;
+    {C} v[{per}];
+    {u}
+    if (a.f[2] != 0.0) {{       // loc and scale given: converted only then (per thread)
+        const {C} loc = ({C})a.f[0], scale = ({C})a.f[1];
+        (void)loc;
+        #pragma unroll
+        for (int h = 0; h < {per}; ++h) {affine}
+    }}
+    const long long e0 = B * {per};
+    if (e0 + {per} <= a.n && a.o == 0) {{   // whole and aligned: one vector store
+        {store}
+        *reinterpret_cast<{vec}*>(out + e0) = t;
+    }} else {{
+        #pragma unroll
+        for (int h = 0; h < {per}; ++h) if (e0 + h < a.n) out[e0 + h] = v[h];
+    }}
+}}
+"""
+    # one element per block, parameters from arrays of n elements (broadcast by the host)
+    if k.what == "gamma":
+        value = "gamma1(a, B, s0, 0, 1)"
+        params = "const double* __restrict__ p0"
+    elif k.what == "beta":
+        value = ("0.0; { const double x = gamma1(a, B, s0, 0, 2), y = gamma1(a, B, s1, 1, 2); "
+                 "r = (x + y > 0.0) ? x / (x + y) : (s0 >= s1 ? 1.0 : 0.0); }")
+        params = "const double* __restrict__ p0, const double* __restrict__ p1"
+    elif k.what == "binomial":
+        value = "binomial1(a, B, s0, s1)"
+        params = "const double* __restrict__ p0, const double* __restrict__ p1"
+    else:
+        value = "poisson1(a, B, s0, c)"
+        params = "const double* __restrict__ p0"
+    return f"""
+extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict__ out, {params}, const rng_args a) {{
+    const long long B = blockIdx.x * (long long){THREADS} + threadIdx.x;
+    if (B >= a.n) return;
+    // a parameter is an array of n (a null pointer: the scalar a.f[0] / a.f[1])
+    const double s0 = p0 ? p0[B] : a.f[0]{", s1 = p1 ? p1[B] : a.f[1]" if k.what in ("beta", "binomial") else ""};
+    u64 c[4]; block(a, B, 0, c);
+    double r = {value};
+    out[B] = ({T})r;
+}}
+"""
