@@ -272,7 +272,13 @@ def test_managed_memory_allocator():
         gp.synchronize()
         host_view = np.ctypeslib.as_array((ctypes.c_float * y.size).from_address(y.data.ptr))
         np.testing.assert_allclose(host_view, np.sqrt(np.abs(h)) + 1, rtol=1e-6)
+        # the kernels' temporary buffers come from the allocator too (a sum's partials, a
+        # fused reduction's, cuFFT's work area)
         assert float(y.sum()) == pytest.approx(float((np.sqrt(np.abs(h)) + 1).sum()), rel=1e-4)
+        sq = gp.fuse(lambda a: (a * a).sum())
+        assert float(sq(x)) == pytest.approx(float((h.astype(np.float64) ** 2).sum()), rel=1e-4)
+        np.testing.assert_allclose(gp.fft.rfft(x[:4096]).get(), np.fft.rfft(h[:4096]),
+                                   rtol=1e-3, atol=1e-3)
         gp.cuda.set_allocator(pool.malloc)               # CuPy's way back to the pool
         assert gp.cuda.get_allocator() is None
         with gp.cuda.using_allocator(gp.cuda.malloc_managed):

@@ -179,7 +179,7 @@ def make(key, double: bool, kind: str) -> tuple[Plan, bool]:
             work = None
             if nbytes:
                 work = memory.get_default_memory_pool().malloc(nbytes)
-                cufft.set_work_area(handle, int(work.handle))
+                cufft.set_work_area(handle, int(work.ptr))
             cufft.set_stream(handle, stream)
         except BaseException:
             cufft.destroy(handle)

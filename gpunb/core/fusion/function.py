@@ -121,7 +121,7 @@ class _Plan:
             for obj, r in zip(self.outs, results):
                 obj.value = r._data.ptr
             if temp is not None:
-                self.temp.value = temp.handle
+                self.temp.value = temp.ptr
             for p in self.prepared:
                 p.launch(stream)
         del temp                        # a stream-ordered free, after the launches

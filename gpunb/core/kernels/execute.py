@@ -117,7 +117,7 @@ def execute(steps, params: list, temp_bytes: int = 0, stream=None) -> None:
     temp = None
     if temp_bytes:
         temp = memory.get_default_memory_pool().malloc(temp_bytes, stream)
-        params = [*params, ctypes.c_void_p(temp.handle)]
+        params = [*params, ctypes.c_void_p(temp.ptr)]
     for st in steps:
         fastcall.launch(st.function, st.grid, st.block, st.shared_mem, handle,
                         [params[p] if p.__class__ is int else p for p in st.params])
