@@ -74,6 +74,15 @@ def install() -> None:
 
     driver.index_flag = (ctypes.c_int64 * icg.ERROR_WORDS)()     # the mapped error word
     irun._err_dev = ctypes.addressof(driver.index_flag)
+    from gpunb.core.kernels.dense import run as drun
+
+    drun._optin[0] = 227 << 10                                    # an H100's opt-in shared memory
+    words = (ctypes.c_int32 * drun._SLOTS)()
+    drun._words = (ctypes.addressof(words), ctypes.addressof(words))
+    drun.libcuda = Fake(allow_dynamic_shared=lambda f, n: None, check=lambda err, what: None,
+                        lib=lambda: Fake(cuStreamSynchronize=lambda h: 0),
+                        MAX_SHARED_MEMORY_PER_BLOCK_OPTIN=97)
+    drun._keep = words
 
 
 def main(argv=None) -> int:

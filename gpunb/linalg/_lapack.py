@@ -117,6 +117,18 @@ def work(a: ndarray, dt: np.dtype, transposed: bool, batch=None) -> ndarray:
     return buf
 
 
+def matrices(x: ndarray, dt: np.dtype, batch: tuple) -> tuple[ndarray, int]:
+    """``x``'s matrices as the one-block kernels read them: an array of C-ordered matrices
+    of ``dt`` and the elements from one to the next (0: one matrix for the whole batch),
+    ``x`` itself where it already is that, else a copy."""
+    if x.dtype == dt and x._c_contiguous:
+        if x.shape[:-2] == batch:
+            return x, x.shape[-1] * x.shape[-2]
+        if math.prod(x.shape[:-2]) == 1:
+            return x, 0
+    return work(x, dt, True, batch), x.shape[-1] * x.shape[-2]
+
+
 def pointers(buf: ndarray, count: int, matrix_bytes: int) -> ndarray:
     """A device array of ``count`` pointers to consecutive matrices of ``buf`` (the batched
     cuBLAS/cuSOLVER routines take arrays of pointers)."""

@@ -1,7 +1,8 @@
 """Decompositions on cuSOLVER: ``cholesky``, ``qr``, ``svd``, ``svdvals``, ``eigh``,
 ``eigvalsh``, ``eig``, ``eigvals`` (numpy.linalg's, with NumPy 2's result namedtuples).
 
-Routines: ``Xpotrf`` (``potrfBatched`` for stacks of small matrices), ``Xgeqrf`` + ``orgqr``/
+Routines: gpunb's one-block Cholesky up to order 64 (:mod:`gpunb.core.kernels.dense`), then
+``Xpotrf`` (``potrfBatched`` for stacks of matrices up to 128), ``Xgeqrf`` + ``orgqr``/
 ``ungqr``, ``gesvdj`` or ``Xgesvd`` (``gesvdjBatched`` for stacks of matrices up to 32x32),
 ``Xsyevd`` (``syevjBatched`` for stacks up to 32x32), ``Xgeev``. Where the algebra allows, the
 C-ordered copy is handed over as it lies (cuSOLVER reads ``A^T``): ``cholesky`` factors
@@ -19,6 +20,7 @@ import numpy as np
 from .._math.ufuncs import UFUNCS
 from .._sorting.search import where
 from ..core.fusion.function import fuse
+from ..core.kernels.dense import run as dense
 from ..core.kernels.elementwise.run import assign
 from ..core.ndarray import ndarray
 from ..core.runtime import driver, mathlibs, memory
@@ -77,6 +79,13 @@ def cholesky(a, /, *, upper=False):
     count = math.prod(batch)
     if count == 0 or n == 0:
         return ndarray._empty(a.shape, dt)
+    L.solver()      # the math libraries first, at every size: a missing one fails alike
+    if dense.fits_potrf(n, dt):
+        am, sa = L.matrices(a, dt, batch)
+        out = ndarray._empty(a.shape, dt)
+        if dense.potrf(L.ptr(am), sa, L.ptr(out), n, upper, count, dt):
+            raise LinAlgError(NOT_POSDEF)
+        return out
     buf = L.work(a, dt, True)            # cuSOLVER sees M = A^T = conj(A)
     # NumPy's lower factor reads A's lower triangle = M's upper one: M = U^H U gives
     # A = U^T conj(U), so L = U^T: U's column-major memory read in C order

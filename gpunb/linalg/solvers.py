@@ -2,8 +2,10 @@
 ``tensorsolve``, ``tensorinv`` (numpy.linalg's), and the LU factorization that ``det`` and
 ``slogdet`` share.
 
-One matrix: cuSOLVER's 64-bit ``Xgetrf``/``Xgetrs``. A stack of small matrices: cuBLAS's
-``getrfBatched``/``getrsBatched`` (one launch for the whole stack). The LU is taken of the
+Matrices up to order 64 (one or a stack): gpunb's one-block LU solve,
+:mod:`gpunb.core.kernels.dense` (one launch; cuSOLVER's chain of small kernels made a 64 x 64
+``solve`` wait ~0.4 ms for its info code). Larger, one matrix: cuSOLVER's 64-bit
+``Xgetrf``/``Xgetrs``; a stack: cuBLAS's ``getrfBatched``/``getrsBatched``. The LU is taken of the
 C-ordered copy as it lies (cuSOLVER reads it as ``A^T``): ``solve`` then runs ``getrs``
 transposed (one right-hand side: two cuBLAS ``trsv`` and gpunb's shared-memory row
 interchanges, :mod:`gpunb.core.kernels.pivot`, 0.32 against getrs's 0.72 ms at n = 2048), and ``inv`` solves ``A^T Y = I``, whose column-major ``Y = A^-T`` is ``A^-1`` in C
@@ -16,6 +18,7 @@ import math
 
 import numpy as np
 
+from ..core.kernels.dense import run as dense
 from ..core.kernels.elementwise.run import assign
 from ..core.kernels.pivot import codegen as pivot
 from ..core.kernels.pivot.run import unpivot
@@ -128,6 +131,11 @@ def solve(a, b):
     if count == 0 or n == 0 or k == 0:
         out = ndarray._empty(batch + ((n,) if vector else (n, k)), dt)
         return out
+    L.solver()      # the math libraries first, at every size: a missing one fails alike
+    if dense.fits_gesv(n, k, dt):
+        out = ndarray._empty(batch + ((n,) if vector else (n, k)), dt)
+        _dense_gesv(a, bm, out, dt, n, k, batch, count)
+        return out
     lu_buf = L.work(a, dt, True, batch)           # column-major A^T
     # the LU first: the GPU starts factoring while the host prepares the rest
     ipiv, codes, aptrs = lu(lu_buf, n, count)
@@ -135,6 +143,16 @@ def solve(a, b):
     _getrs(lu_buf, ipiv, aptrs, rhs, n, k, count, L.OP_T)   # (A^T)^T X = B
     check(codes, SINGULAR)
     return rhs.reshape(batch + (n,)) if vector else rhs.swapaxes(-1, -2)
+
+
+def _dense_gesv(a, b, out, dt, n, k, batch, count) -> None:
+    """``out = solve(a, b)`` (``b=None``: the inverse) in one launch and NumPy's
+    LinAlgError for a singular matrix."""
+    am, sa = L.matrices(a, dt, batch)
+    bm, sb = (None, 0) if b is None else L.matrices(b, dt, batch)
+    if dense.gesv(L.ptr(am), sa, None if bm is None else L.ptr(bm), sb, L.ptr(out), n, k,
+                  count, dt):
+        raise LinAlgError(SINGULAR)
 
 
 def _identity(batch, n, dt) -> ndarray:
@@ -156,6 +174,11 @@ def inv(a):
     count = math.prod(batch)
     if count == 0 or n == 0:
         return ndarray._empty(a.shape, dt)
+    L.solver()
+    if dense.fits_gesv(n, n, dt):
+        out = ndarray._empty(a.shape, dt)
+        _dense_gesv(a, None, out, dt, n, n, batch, count)
+        return out
     lu_buf = L.work(a, dt, True)                   # column-major A^T
     ipiv, codes, aptrs = lu(lu_buf, n, count)
     out = _identity(batch, n, dt)

@@ -67,11 +67,15 @@ _SIGNATURES = {
     "cuMemFree_v2": [_u64],
     "cuEventDestroy_v2": [_p],
     "cuGetErrorName": [_i, ctypes.POINTER(ctypes.c_char_p)],
+    "cuFuncSetAttribute": [_p, _i, _i],
+    "cuMemHostGetDevicePointer_v2": [ctypes.POINTER(_u64), _p, _u],
 }
 
 # CUdevice_attribute and CUmemPool_attribute values (cuda.h)
 COMPUTE_CAPABILITY_MAJOR, COMPUTE_CAPABILITY_MINOR, MULTIPROCESSOR_COUNT = 75, 76, 16
 POOL_RELEASE_THRESHOLD, POOL_RESERVED_MEM_CURRENT, POOL_USED_MEM_CURRENT = 4, 5, 7
+MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8     # CUfunction_attribute
 
 
 def lib():
@@ -202,6 +206,33 @@ def module_function(module: int, symbol: str) -> int:
     check(lib().cuModuleGetFunction(ctypes.byref(f), module, symbol.encode()),
           f"looking up kernel {symbol!r}")
     return f.value
+
+
+def device_attribute(ordinal: int, attribute: int) -> int:
+    dev, v = ctypes.c_int(), ctypes.c_int()
+    check(lib().cuDeviceGet(ctypes.byref(dev), ordinal), f"opening device {ordinal}")
+    check(lib().cuDeviceGetAttribute(ctypes.byref(v), attribute, dev), "a device attribute query")
+    return v.value
+
+
+def mapped_words(count: int) -> tuple[int, int]:
+    """``count`` zeroed 4-byte words of page-locked host memory mapped into every context:
+    (host address, device address). A kernel's store there is read by the host after a
+    stream synchronize, with no copy."""
+    host, dev = _p(), _u64()
+    check(lib().cuMemHostAlloc(ctypes.byref(host), 4 * count, 0x1 | 0x2),   # PORTABLE | DEVICEMAP
+          "allocating mapped host memory")
+    ctypes.memset(host.value, 0, 4 * count)
+    check(lib().cuMemHostGetDevicePointer_v2(ctypes.byref(dev), host.value, 0),
+          "mapping host memory into the device")
+    return host.value, dev.value
+
+
+def allow_dynamic_shared(function: int, nbytes: int) -> None:
+    """Let ``function`` launch with ``nbytes`` of dynamic shared memory (past 48 KiB a
+    kernel must opt in)."""
+    check(lib().cuFuncSetAttribute(function, FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes),
+          f"allowing {nbytes} bytes of dynamic shared memory")
 
 
 def blocks_per_sm(function: int, threads: int) -> int:
