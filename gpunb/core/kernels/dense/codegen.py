@@ -108,6 +108,11 @@ template <class R> __device__ __forceinline__ complex<R> dn_cj(complex<R> x) { r
 __device__ __forceinline__ float dn_scale(float x, float s) { return x * s; }
 __device__ __forceinline__ double dn_scale(double x, double s) { return x * s; }
 template <class R> __device__ __forceinline__ complex<R> dn_scale(complex<R> x, R s) { return complex<R>(x.re * s, x.im * s); }
+__device__ __forceinline__ float dn_shfl(float v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+__device__ __forceinline__ double dn_shfl(double v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+template <class R> __device__ __forceinline__ complex<R> dn_shfl(complex<R> v, int src) {
+    return complex<R>(__shfl_sync(0xffffffffu, v.re, src), __shfl_sync(0xffffffffu, v.im, src));
+}
 """
 
 
@@ -120,14 +125,21 @@ def _gesv(name: str, T: str, R: str, threads: int, max_n: int) -> str:
     memory: :func:`gesv_shared_bytes`.
 
     Rows are not moved: ``perm[i]`` is the shared-memory row of the ``i``-th row after the
-    interchanges so far, so a step is two barriers (the pivot, then the elimination). A warp
-    owns rows ``i = warp (mod 8)``, a lane columns ``c = lane (mod 32)``; each thread loads
-    all its rows' operands before it stores any (shared-memory stores would otherwise order
-    every later load behind them). The multipliers are ``a_ij * (1 / a_jj)`` (LAPACK's
-    ``scal`` by the reciprocal), the back substitution multiplies by the diagonal's
-    reciprocals (as OpenBLAS's ``trsm``)."""
+    interchanges so far, so a step is two barriers (warp 0's pivot search, then the
+    elimination). A warp owns rows ``i = j + 1 + warp (mod warps)``, a lane columns ``c = lane
+    (mod 32)``; each thread loads all its rows' operands before it stores any (shared-memory
+    stores would order every later load behind them). Multipliers ``a_ij * (1 / a_jj)``
+    (LAPACK's ``scal`` by the reciprocal). Back substitution ``x_j = y_j * (1 / u_jj)``
+    (OpenBLAS's ``trsm``): up to one column per warp, each column's rows in its warp's
+    registers and ``x_j`` sent to every lane by a shuffle, no barrier; more columns (an
+    inverse) row by row, a barrier a row. Measured on an H100 (``.prof/lead``'s
+    ``dense_threads.py``): one barrier a step (each warp's pivot candidate left by the lane
+    that updates the next column, reduced by every warp) was no faster (66 against 69 us
+    for n = 64, 106 against 91 for an inverse); 128, 512 or 1024 threads were slower."""
     warps = threads // 32
-    rows = -(-max_n // warps)     # the rows of a step one warp updates, at most
+    rows = -(-max_n // warps)       # the rows of a step one warp updates, at most
+    held = -(-max_n // 32)          # the rows of a column one lane holds in the substitution
+    pick = "\n".join(f"            if ((j >> 5) == {t}) own = y[{t}];" for t in range(1, held))
     return f"""
 extern "C" __global__ void __launch_bounds__({threads}) {name}(
     const {T}* __restrict__ a, const long long sa, const {T}* __restrict__ b, const long long sb,
@@ -199,29 +211,47 @@ extern "C" __global__ void __launch_bounds__({threads}) {name}(
     }}
     for (int i = tid; i < n; i += {threads}) rdiag[i] = {T}(1) / A[perm[i] * ld + i];
     __syncthreads();
-    // U X = Y, bottom row first; row j of X is final once the rows below are folded in, and
-    // goes to x (shared memory keeps Y's row j, which this step's other threads still read)
-    for (int j = n - 1; j >= 0; --j) {{
-        const int pj = perm[j] * ld;
-        const {T} rj = rdiag[j];
-        int ro[{rows}];
-        {T} u[{rows}];
+    if (k <= {warps}) {{        // a column per warp, its rows in the lanes' registers
+        int rr[{held}];
         #pragma unroll
-        for (int q = 0; q < {rows}; ++q) {{
-            const int i = warp + {warps} * q;
-            ro[q] = i < j ? perm[i] * ld : -1;
-            u[q] = i < j ? A[ro[q] + j] : {T}(0);
-        }}
-        for (int c = n + lane; c < w; c += 32) {{
-            const {T} xj = A[pj + c] * rj;
-            if (warp == 0) x[(long long)j * k + (c - n)] = xj;
-            {T} v[{rows}];
+        for (int t = 0; t < {held}; ++t) {{ const int i = lane + 32 * t; rr[t] = i < n ? perm[i] * ld : -1; }}
+        const int c = n + warp;
+        if (c < w) {{
+            {T} y[{held}];
             #pragma unroll
-            for (int q = 0; q < {rows}; ++q) if (ro[q] >= 0) v[q] = A[ro[q] + c];
-            #pragma unroll
-            for (int q = 0; q < {rows}; ++q) if (ro[q] >= 0) A[ro[q] + c] = v[q] - u[q] * xj;
+            for (int t = 0; t < {held}; ++t) y[t] = rr[t] >= 0 ? A[rr[t] + c] : {T}(0);
+            for (int j = n - 1; j >= 0; --j) {{
+                {T} own = y[0];
+{pick}
+                const {T} xj = dn_shfl(own * rdiag[j], j & 31);
+                if (lane == (j & 31)) x[(long long)j * k + (c - n)] = xj;
+                #pragma unroll
+                for (int t = 0; t < {held}; ++t) if (lane + 32 * t < j) y[t] = y[t] - A[rr[t] + j] * xj;
+            }}
         }}
-        __syncthreads();
+    }} else {{                  // many columns: row by row, a barrier a row
+        for (int j = n - 1; j >= 0; --j) {{
+            const int pj = perm[j] * ld;
+            const {T} rj = rdiag[j];
+            int ro[{rows}];
+            {T} u[{rows}];
+            #pragma unroll
+            for (int q = 0; q < {rows}; ++q) {{
+                const int i = warp + {warps} * q;
+                ro[q] = i < j ? perm[i] * ld : -1;
+                u[q] = i < j ? A[ro[q] + j] : {T}(0);
+            }}
+            for (int c = n + lane; c < w; c += 32) {{
+                const {T} xj = A[pj + c] * rj;
+                if (warp == 0) x[(long long)j * k + (c - n)] = xj;
+                {T} v[{rows}];
+                #pragma unroll
+                for (int q = 0; q < {rows}; ++q) if (ro[q] >= 0) v[q] = A[ro[q] + c];
+                #pragma unroll
+                for (int q = 0; q < {rows}; ++q) if (ro[q] >= 0) A[ro[q] + c] = v[q] - u[q] * xj;
+            }}
+            __syncthreads();
+        }}
     }}
     if (tid == 0 && zero != 0) *fail = zero;
 }}
