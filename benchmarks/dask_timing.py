@@ -1,6 +1,8 @@
 """Dask on one GPU with gpunb chunks against one gpunb array (GPU; standalone:
-``python benchmarks/dask_timing.py [--json PATH] [--chunk-log2 K] [--nchunks N]``, default
-K = 24, N = 64; GPU memory holds four copies of the 2**K * N float32: keep it under 20 GiB).
+``python benchmarks/dask_timing.py [--json PATH] [--chunk-log2 K] [--nchunks N] [--null-gpu]``,
+default K = 24, N = 64; GPU memory holds four copies of the 2**K * N float32: keep it under
+20 GiB; ``--null-gpu``: no GPU, the driver's calls made no-ops (``host_null_gpu.py``), so
+every time is host time).
 
 The issue's anchor: 64 chunks of 2**24 float32 (4 GiB), a ``sum`` and a fused elementwise
 expression, at >= 0.7 of the single-array gpunb speed (speed ratio = single-array time / Dask
@@ -11,6 +13,10 @@ synchronous one and the threaded one (Dask's default for arrays). The scheduler'
 per task: the wall time of a graph of trivial tasks (tiny chunks, host-only work) over its
 task count, and the Dask time over the single-array time as an excess per task. The rows
 ``*_inline`` build the array with ``from_array(..., inline_array=True)`` (no getter tasks).
+The ``gpunb`` rows use :func:`gpunb.dask.get` (tasks in order in the calling thread, no
+waiting on the GPU); ``gpunb_nofuse`` also turns Dask's low-level fusion off
+(``optimization.fuse.active``), which only saves its own scheduler's per-task cost and costs
+graph-building time.
 
 H100, dask 2026.8, K = 24 (2026-11-25): one 2**30 float32 array: sum 1.48 ms, fused 2.88 ms;
 Dask, synchronous scheduler: sum 28.7 ms (ratio 0.05), fused 21.6 ms (0.13); threaded:
@@ -23,6 +29,7 @@ import json
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -43,6 +50,12 @@ def _wall(fn, sync):
 
 
 def main(argv):
+    null = "--null-gpu" in argv
+    if null:        # host time only, on any machine: the driver's calls are no-ops
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import host_null_gpu
+
+        host_null_gpu.install()
     import dask
     import dask.array as da
 
@@ -55,7 +68,11 @@ def main(argv):
     nchunks = int(argv[argv.index("--nchunks") + 1]) if "--nchunks" in argv else 64
     sync = driver.synchronize
     n = chunk * nchunks
-    x = gp.random.default_rng(0).standard_normal(n, dtype=np.float32)
+    if null:
+        gp.ndarray.get = lambda self, *a, **k: np.zeros(self.shape, self.dtype)
+        x = gp.ndarray((n,), np.float32)
+    else:
+        x = gp.random.default_rng(0).standard_normal(n, dtype=np.float32)
     d = da.from_array(x, chunks=chunk)
     assert d.numblocks == (nchunks,)
 
@@ -63,17 +80,24 @@ def main(argv):
     def expr(v):
         return gp.exp(-v * v) * 0.5 + gp.sin(v) * v
 
-    # correctness first (one chunk, and the totals)
-    h0 = x[:chunk].get()
-    np.testing.assert_allclose(expr(x[:chunk]).get(), np.exp(-h0 * h0) * 0.5 + np.sin(h0) * h0,
-                               rtol=2e-5, atol=2e-6)
-    np.testing.assert_allclose(float(d.sum().compute()), float(x.sum()), rtol=1e-4)
+    if not null:    # correctness first (one chunk, and the totals)
+        h0 = x[:chunk].get()
+        np.testing.assert_allclose(expr(x[:chunk]).get(), np.exp(-h0 * h0) * 0.5 + np.sin(h0) * h0,
+                                   rtol=2e-5, atol=2e-6)
+        for scheduler in ("sync", gpunb.dask.get):
+            np.testing.assert_allclose(float(d.sum().compute(scheduler=scheduler)), float(x.sum()),
+                                       rtol=1e-4)
 
-    res = {"chunk": chunk, "nchunks": nchunks, "dtype": "float32", "repeats": REPEATS}
+    res = {"chunk": chunk, "nchunks": nchunks, "dtype": "float32", "repeats": REPEATS,
+           "null_gpu": null}
     res["single_sum_ms"] = 1e3 * _wall(lambda: float(x.sum()), sync)
     res["single_fused_ms"] = 1e3 * _wall(lambda: expr(x), sync)
-    for sched in ("sync", "threads"):
-        with dask.config.set(scheduler=sched):
+    runs = (("sync", "sync", True), ("threads", "threads", True), ("gpunb", gpunb.dask.get, True),
+            ("gpunb_nofuse", gpunb.dask.get, False))
+    if null:        # the null driver's context is the calling thread's only
+        runs = tuple(r for r in runs if r[0] != "threads")
+    for sched, scheduler, fuse in runs:
+        with dask.config.set({"optimization.fuse.active": fuse}, scheduler=scheduler):
             s = d.sum()
             res[f"dask_{sched}_sum_ms"] = 1e3 * _wall(lambda: float(s.compute()), sync)
             e = d.map_blocks(expr)

@@ -23,7 +23,7 @@ from gpunb.dask import dispatch  # noqa: E402
 from tests.data import fake  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEDULERS = ["sync", "threads", "distributed"]
+SCHEDULERS = ["sync", "threads", "gpunb", "distributed"]     # "gpunb": gpunb.dask.get
 
 
 def _host_fake(shape, dtype="float32"):
@@ -158,7 +158,7 @@ def test_from_array_chunks_and_meta():
     assert len(d.__dask_keys__()) == 4 and len(d.__dask_keys__()[0]) == 3
 
 
-@pytest.mark.parametrize("scheduler", ["sync", "threads"])
+@pytest.mark.parametrize("scheduler", ["sync", "threads", "gpunb"])
 def test_each_task_gets_its_chunk_as_a_view(scheduler):
     """Chunk logic: each task sees a gpunb view at its chunk's offset (no GPU touched)."""
     x = _host_fake((100, 30))
@@ -170,7 +170,7 @@ def test_each_task_gets_its_chunk_as_a_view(scheduler):
         return np.array([[block.data.ptr - base, block.shape[0], block.shape[1]]])
 
     got = d.map_blocks(where, chunks=(1, 3), dtype=np.int64, meta=np.empty((0, 0), np.int64))
-    out = got.compute(scheduler=scheduler)
+    out = got.compute(scheduler=gpunb.dask.get if scheduler == "gpunb" else scheduler)
     want = [[(i * 25 * 30 + j * 10) * 4, 25, 10] for i in range(4) for j in range(3)]
     assert out.reshape(12, 3).tolist() == want
 
@@ -292,6 +292,8 @@ def test_local_gpu_cluster_pins_one_device_per_worker():
 def _compute(x, scheduler, request):
     if scheduler == "distributed":
         return request.getfixturevalue("client").compute(x).result()
+    if scheduler == "gpunb":
+        return x.compute(scheduler=gpunb.dask.get)
     return x.compute(scheduler=scheduler)
 
 
@@ -386,14 +388,18 @@ def test_backend_creation_and_random_compute_on_the_gpu():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("scheduler", ["threads", "sync"])
+@pytest.mark.parametrize("scheduler", ["threads", "sync", "gpunb.dask.get"])
 def test_first_gpu_use_inside_tasks(scheduler):
     """A fresh process whose first GPU use is in the tasks (backend-made chunks): the result
     is usable in the calling thread."""
+    if "." in scheduler:
+        scheduler = "__import__('gpunb.dask').dask.get"
+    else:
+        scheduler = repr(scheduler)
     out = _run("import dask, dask.array as da, numpy as np\n"
                "with dask.config.set({'array.backend': 'gpunb'}):\n"
                "    x = da.arange(1000, chunks=100, dtype=np.float64)\n"
-               f"r = (x * 2).sum().compute(scheduler={scheduler!r})\n"
+               f"r = (x * 2).sum().compute(scheduler={scheduler})\n"
                "print(type(r).__name__, float(r), float((r + 1).get()))")
     assert out == ["ndarray 999000.0 999001.0"]
 

@@ -34,6 +34,16 @@ Meta objects: Dask's ``_meta`` of a gpunb-backed array is a 0-size gpunb array o
 device address (:func:`gpunb.dask.dispatch.meta`): building it allocates nothing, creates no
 CUDA context and launches nothing.
 
+One GPU: the scheduler
+----------------------
+Dask's local schedulers spend about 120 us of host time on each task, several times the GPU
+time of a 2**24-element chunk's sum. :func:`gpunb.dask.get` (:mod:`gpunb.dask.scheduler`) runs
+a graph's tasks in order in the calling thread without waiting on the GPU, so the host queues
+the next chunk's kernels while the GPU runs the last ones::
+
+    with dask.config.set(scheduler=gpunb.dask.get):   # or .compute(scheduler=gpunb.dask.get)
+        x.sum().compute()
+
 Several GPUs
 ------------
 :class:`LocalGPUCluster` (:mod:`gpunb.dask.cluster`) is a ``distributed.LocalCluster`` with one
@@ -57,9 +67,10 @@ A worker's chunks live on its own GPU; what moves between workers goes through h
 
 from __future__ import annotations
 
-__all__ = ["register", "LocalGPUCluster", "GpunbBackendEntrypoint", "meta"]
+__all__ = ["register", "get", "LocalGPUCluster", "GpunbBackendEntrypoint", "meta"]
 
-_LAZY = {"LocalGPUCluster": "cluster", "GpunbBackendEntrypoint": "backend", "meta": "dispatch"}
+_LAZY = {"LocalGPUCluster": "cluster", "GpunbBackendEntrypoint": "backend", "meta": "dispatch",
+         "get": "scheduler"}
 
 
 def register() -> None:

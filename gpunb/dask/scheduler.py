@@ -1,0 +1,183 @@
+"""A Dask scheduler for one GPU: every task in one thread, in graph order, with no waiting.
+
+Dask's local schedulers cost about 120 us of host time per task (dask 2026.8; measured in
+``benchmarks/dask_timing.py``): a ready queue, a thread pool's futures, and
+:func:`dask.order.order` over the subgraph of every fused task on every run. That is five
+times a 2**24-element chunk's sum on an H100, so a Dask computation over such chunks waits on
+its scheduler, not on the GPU. On one GPU the threads buy nothing (kernels from every thread
+go to the device one after another), and gpunb's calls return as soon as their kernels are
+queued: walking the graph in order in the calling thread keeps the GPU busy while the host
+prepares the next task, which is what this scheduler does::
+
+    import dask, gpunb.dask
+    with dask.config.set(scheduler=gpunb.dask.get):     # or x.compute(scheduler=gpunb.dask.get)
+        total = x.sum().compute()
+
+Any Dask collection and any chunk type work (it is a plain synchronous scheduler); results
+are the same as Dask's ``"sync"`` scheduler's. An intermediate result is dropped as soon as its
+last dependent has run (chunks free their GPU memory in time), local callbacks
+(``dask.diagnostics.ProgressBar``, ``Profiler``...) see the usual state, and an exception
+propagates from the task that raised it. For several GPUs use distributed
+(:class:`gpunb.dask.LocalGPUCluster`).
+
+Dask's task objects (``dask._task_spec``, Dask 2024.12 and later) are what the graph holds; on
+an older Dask this falls back to ``dask.local.get_sync``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["get"]
+
+
+def get(dsk, keys, cache=None, callbacks=None, **kwargs):
+    """Compute ``keys`` of the Dask graph ``dsk`` in the calling thread, in dependency order.
+
+    Parameters
+    ----------
+    dsk : Mapping or Dask expression
+        The graph, as Dask passes it to a scheduler.
+    keys : key or (nested) list of keys
+        What to return, in the same structure.
+    cache : MutableMapping, optional
+        Results already known (key -> value); computed ones are added to it.
+    callbacks : tuple of Dask callbacks, optional
+        As for Dask's local schedulers; by default the active ones.
+    **kwargs
+        Other schedulers' options (``num_workers``, ``pool``...), accepted and ignored.
+
+    Returns
+    -------
+    The values of ``keys``, in their structure.
+    """
+    try:
+        from dask._task_spec import convert_legacy_graph
+    except ImportError:         # Dask before 2024.12: its own synchronous scheduler
+        from dask.local import get_sync
+
+        return get_sync(dsk, keys, cache=cache, callbacks=callbacks)
+    from dask.callbacks import local_callbacks, unpack_callbacks
+    from dask.core import flatten
+
+    if not isinstance(dsk, Mapping):
+        dsk = dsk.__dask_graph__()
+    dsk = convert_legacy_graph(dsk)
+    wanted = list(flatten(keys)) if isinstance(keys, list) else [keys]
+    values = {} if cache is None else cache
+    order, refs = _order(dsk, wanted, values)
+    keep = set(wanted)
+    run = _Runner()
+    with local_callbacks(callbacks) as cbs:
+        start, start_state, pretask, posttask, finish = unpack_callbacks(cbs)
+        state = _state(dsk, order, values) if cbs else None
+        for f in start:
+            f(dsk)
+        for f in start_state:
+            f(dsk, state)
+        failed = True
+        try:
+            for key in order:
+                node = dsk[key]
+                if state is not None:
+                    state["waiting"].discard(key)
+                    state["running"].add(key)
+                    for f in pretask:
+                        f(key, dsk, state)
+                value = values[key] = run(node, values)
+                if state is not None:
+                    state["running"].discard(key)
+                    state["finished"].add(key)
+                for dep in node.dependencies:
+                    left = refs[dep] = refs[dep] - 1
+                    if not left and dep not in keep:
+                        del values[dep]
+                        if state is not None:
+                            state["released"].add(dep)
+                for f in posttask:
+                    f(key, value, dsk, state, 0)
+            failed = False
+        finally:
+            for f in finish:
+                f(dsk, state, failed)
+    return _pack(keys, values)
+
+
+def _order(dsk, wanted, known):
+    """Depth-first post-order of what ``wanted`` needs (a chunk's chain is finished, and its
+    parts released, before the next chunk's starts), and each key's count of dependents."""
+    order, refs, seen = [], {}, {}
+    for root in wanted:
+        if root in seen or root in known:
+            continue
+        stack = [(root, False)]
+        while stack:
+            key, finished = stack.pop()
+            if finished:
+                seen[key] = 2
+                order.append(key)
+                continue
+            mark = seen.get(key)
+            if mark == 2:
+                continue
+            if mark == 1:
+                raise RuntimeError(f"the Dask graph has a cycle through {key!r}")
+            seen[key] = 1
+            stack.append((key, True))
+            try:
+                deps = dsk[key].dependencies
+            except KeyError:
+                raise KeyError(f"the Dask graph has no task {key!r}, which another needs") from None
+            for dep in deps:
+                refs[dep] = refs.get(dep, 0) + 1
+                if dep not in known and seen.get(dep) != 2:
+                    if seen.get(dep) == 1:
+                        raise RuntimeError(f"the Dask graph has a cycle through {dep!r}")
+                    stack.append((dep, False))
+    return order, refs
+
+
+class _Runner:
+    """Calls task nodes; a fused task's subgraph runs in an order found once per subgraph
+    (Dask's own ``_execute_subgraph`` orders it with ``dask.order`` on every call)."""
+
+    def __init__(self):
+        from dask._task_spec import GraphNode, TaskRef, _execute_subgraph
+
+        self._node, self._ref, self._fused = GraphNode, TaskRef, _execute_subgraph
+        self._orders = {}
+
+    def __call__(self, node, values):
+        if getattr(node, "func", None) is not self._fused or node.kwargs:
+            return node(values)
+        inner, outkey, inkeys, *deps = (self._arg(a, values) for a in node.args)
+        local = dict(zip(inkeys, deps))
+        order = self._orders.get(id(inner))
+        if order is None:
+            order, _ = _order(inner, [outkey], local)
+            self._orders[id(inner)] = (inner, order)    # the graph held: its id stays its own
+        else:
+            order = order[1]
+        for key in order:
+            local[key] = self(inner[key], local)
+        return local[outkey]
+
+    def _arg(self, a, values):
+        if isinstance(a, self._ref):
+            return values[a.key]
+        if isinstance(a, self._node):
+            return a({k: values[k] for k in a.dependencies})
+        return a
+
+
+def _state(dsk, order, values):
+    """The state dict Dask's local callbacks read (ProgressBar counts its sets)."""
+    return {"cache": values, "dsk": dsk, "ready": [], "waiting": set(order), "running": set(),
+            "finished": set(), "released": set(), "dependencies": {}, "dependents": {},
+            "waiting_data": {}}
+
+
+def _pack(keys, values):
+    if isinstance(keys, list):
+        return [_pack(k, values) for k in keys]
+    return values[keys]

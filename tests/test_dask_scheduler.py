@@ -1,0 +1,180 @@
+"""gpunb.dask.get, the one-GPU Dask scheduler: the same results as Dask's synchronous
+scheduler on any graph (NumPy chunks here: the scheduler never looks at a chunk), intermediate
+results released after their last dependent, callbacks, errors. gpunb chunks on the GPU:
+tests/test_dask.py (its "gpunb" scheduler rows)."""
+
+from __future__ import annotations
+
+import operator
+import weakref
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+import dask  # noqa: E402
+
+import gpunb.dask  # noqa: E402
+
+get = gpunb.dask.get
+
+
+def _rand(shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def _collections():
+    h = _rand((120, 90))
+    d = da.from_array(h, chunks=(25, 40))
+    v = da.from_array(_rand(500, 1), chunks=37)
+    return {
+        "sum": d.sum(),
+        "sum axis 0": d.sum(axis=0),
+        "mean, std axis 1": d.mean(axis=1) + d.std(axis=1),
+        "argmax": d.argmax(axis=0),
+        "cumsum": d.cumsum(axis=1),
+        "matmul": d @ d.T,
+        "rechunk": d.rechunk((60, 30)) * 2,
+        "map_blocks chain": d.map_blocks(np.sin).map_blocks(lambda b: b * 3 + 1),
+        "map_overlap": d.map_overlap(lambda b: b - b.mean(), depth=2, boundary="reflect"),
+        "elementwise tree": (da.exp(-d * d) + abs(d) ** 0.5).sum(axis=0),
+        "sort-like topk": v.topk(5),
+        "slicing": d[::3, 7:70:4].T,
+        "percentile": da.percentile(v, [10, 50, 90]),
+    }
+
+
+@pytest.mark.parametrize("fuse", [True, False])
+@pytest.mark.parametrize("name", list(_collections()))
+def test_results_equal_dasks_sync_scheduler(name, fuse):
+    with dask.config.set({"optimization.fuse.active": fuse}):
+        x = _collections()[name]
+        want = x.compute(scheduler="sync")
+        got = x.compute(scheduler=get)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_compute_of_several_collections_and_persist():
+    c = _collections()
+    a, b = dask.compute(c["sum"], c["matmul"], scheduler=get)
+    np.testing.assert_array_equal(a, c["sum"].compute(scheduler="sync"))
+    np.testing.assert_array_equal(b, c["matmul"].compute(scheduler="sync"))
+    (p,) = dask.persist(c["cumsum"], scheduler=get)
+    assert all(isinstance(v, np.ndarray) for v in dict(p.__dask_graph__()).values())
+    np.testing.assert_array_equal(p.compute(scheduler="sync"), c["cumsum"].compute(scheduler="sync"))
+
+
+def test_delayed_and_config_setting():
+    @dask.delayed
+    def add(a, b):
+        return a + b
+
+    total = add(add(1, 2), add(add(3, 4), 5))
+    with dask.config.set(scheduler=get):
+        assert total.compute() == 15
+
+
+def test_legacy_graph_with_nested_keys_and_a_cache():
+    dsk = {"a": 1, "b": (operator.add, "a", 10), "c": (operator.mul, "b", 2),
+           "d": (sum, ["a", "b", "c"]), "e": (operator.neg, "d")}
+    assert get(dsk, "e") == -(1 + 11 + 22)
+    assert get(dsk, [["c", "a"], "e"]) == [[22, 1], -34]
+    cache = {"b": 100}                       # a known value is used, not recomputed
+    assert get(dsk, ["c", "d"], cache=cache) == [200, 1 + 100 + 200]
+
+
+def test_an_exception_in_a_task_propagates_as_itself():
+    def boom(x):
+        raise ZeroDivisionError(f"chunk {x.shape}")
+
+    d = da.ones(10, chunks=5).map_blocks(boom, dtype=float)
+    with pytest.raises(ZeroDivisionError, match="chunk"):
+        d.compute(scheduler=get)
+
+
+def test_cycles_and_missing_tasks_are_named():
+    with pytest.raises(RuntimeError, match="cycle"):
+        get({"a": (operator.neg, "b"), "b": (operator.neg, "a")}, "a")
+    from dask._task_spec import Task, TaskRef
+
+    with pytest.raises(KeyError, match="'nothere'"):
+        get({"a": Task("a", operator.neg, TaskRef("nothere"))}, "a")
+
+
+class _Chunk:
+    """A chunk whose lifetime the test can watch."""
+
+    def __init__(self, v):
+        self.v = v
+
+
+def test_intermediates_are_released_after_their_last_dependent():
+    """Each chunk's intermediate is gone (no reference left) before the next chunk starts:
+    on the GPU this is what frees a chunk's memory in time."""
+    alive = []
+
+    def make(i):
+        c = _Chunk(i)
+        alive.append(weakref.ref(c))
+        return c
+
+    def seen_when_made(c):
+        return (c.v, sum(r() is not None for r in alive))
+
+    n = 6
+    dsk = {("m", i): (make, i) for i in range(n)}
+    dsk.update({("s", i): (seen_when_made, ("m", i)) for i in range(n)})
+    out = get(dsk, [("s", i) for i in range(n)])
+    assert sorted(v for v, _ in out) == list(range(n))
+    assert max(live for _, live in out) == 1          # never two chunks alive at once
+    assert all(r() is None for r in alive)
+
+
+def test_callbacks_see_every_task_and_progress_completes(capsys):
+    from dask.callbacks import Callback
+    from dask.diagnostics import ProgressBar
+
+    events = []
+
+    class Recorder(Callback):
+        def _start(self, dsk):
+            events.append(("start", len(dsk)))
+
+        def _pretask(self, key, dsk, state):
+            events.append(("pre", key))
+
+        def _posttask(self, key, result, dsk, state, worker_id):
+            events.append(("post", key, len(state["finished"])))
+
+        def _finish(self, dsk, state, errored):
+            events.append(("finish", errored, len(state["finished"]), len(state["waiting"])))
+
+    d = da.from_array(_rand(1000), chunks=100).sum()
+    with Recorder(), ProgressBar(minimum=0, dt=0.001):
+        got = d.compute(scheduler=get)
+    assert got == pytest.approx(d.compute(scheduler="sync"))
+    pre = [e[1] for e in events if e[0] == "pre"]
+    post = [e[1] for e in events if e[0] == "post"]
+    assert pre == post and len(pre) == len(set(pre)) > 10
+    assert [e[2] for e in events if e[0] == "post"] == list(range(1, len(post) + 1))
+    assert events[-1] == ("finish", False, len(post), 0)
+    assert "100% Completed" in capsys.readouterr().out
+
+
+def test_a_failure_reaches_the_finish_callback():
+    from dask.callbacks import Callback
+
+    finished = []
+
+    def bad(x):
+        raise ValueError("bad chunk")
+
+    with Callback(finish=lambda dsk, state, errored: finished.append(errored)):
+        with pytest.raises(ValueError, match="bad chunk"):
+            da.ones(4, chunks=2).map_blocks(bad, dtype=float).compute(scheduler=get)
+    assert finished == [True]
+
+
+def test_other_schedulers_options_are_accepted():
+    d = da.arange(100, chunks=10).sum()
+    assert d.compute(scheduler=get, num_workers=4) == 4950
