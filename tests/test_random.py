@@ -19,7 +19,8 @@ from gpunb.core.build.compiler import compile_program
 from gpunb.core.kernels.random import codegen as cg
 from gpunb.core.kernels.random import plan as pl
 from gpunb.core.kernels.random.reference import (M0_32, M1_32, MASK64, W0_32, W1_32, counter_words,
-                                                 dist_counter, key32, philox4x32, philox4x64)
+                                                 dist_counter, key32, philox4x32, philox4x64,
+                                                 round_keys32)
 
 gpu = pytest.mark.gpu
 INT_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
@@ -198,6 +199,87 @@ KERNELS = ([cg.RandomKernel("fill", "random", d) for d in ("float32", "float64")
 def test_kernels_compile(k):
     prog = compile_program(cg.render(k), (), "sm_90")
     assert k.name.encode() in prog.cubin
+
+
+def test_round_keys32_replace_the_key_schedule():
+    """The host's ten round keys, used as the kernels use them (round r: k[2r] and k[2r+1]),
+    give the reference Philox4x32-10."""
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        counter = [int(v) for v in rng.integers(0, 1 << 32, 4, dtype=np.uint64)]
+        key = tuple(int(v) for v in rng.integers(0, 1 << 32, 2, dtype=np.uint64))
+        rk = round_keys32(*key)
+        c = list(counter)
+        for r in range(10):
+            p0, p1 = M0_32 * c[0], M1_32 * c[2]
+            c = [(p1 >> 32) ^ c[1] ^ rk[2 * r], p1 & 0xFFFFFFFF, (p0 >> 32) ^ c[3] ^ rk[2 * r + 1],
+                 p0 & 0xFFFFFFFF]
+        assert tuple(c) == philox4x32(counter, key)
+
+
+@pytest.mark.parametrize("what", ["normal", "exponential", "uniform"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_dist_kernel_parameters_are_where_the_host_packs_them(what, dtype):
+    """The offsets and sizes of a continuous draw's parameters in its cubin (the compiler's
+    layout of ``(T* out, rng_args a, philox32_keys rk)``) are the host's packing."""
+    import struct
+
+    from gpunb.core.build.cubin import read_kernels
+    from gpunb.core.kernels.random import run
+
+    k = cg.RandomKernel("dist", what, dtype)
+    info = read_kernels(compile_program(cg.render(k), (), "sm_90").cubin)[k.name]
+    codes = run.param_codes(1, len(round_keys32(1, 2)))
+    sizes = tuple(struct.calcsize("@" + c) for c in codes)
+    offsets = tuple(struct.calcsize("@" + "".join(codes[:i + 1])) - sizes[i] for i in range(len(codes)))
+    assert (info.param_offsets, info.param_sizes) == (offsets, sizes)
+
+
+def _ln_u_float32(w: np.ndarray, rcp_ulps: int = 0) -> np.ndarray:
+    """The kernels' ln_u evaluated step by step in float32 (an fma rounded once, from float64,
+    where every product of two floats is exact), its reciprocal ``rcp_ulps`` ulp off (the
+    hardware's rcp.approx is within 1)."""
+    from gpunb.core.kernels.random.continuous import LN_U_POLY, LN_U_SPLIT
+
+    f32 = np.float32
+
+    def fma(a, b, c):
+        return (np.float64(a) * np.float64(b) + np.float64(c)).astype(f32)
+
+    u = fma(w.astype(f32), f32(2.0 ** -32), f32(2.0 ** -33))
+    bits = u.view(np.int32)
+    ebits = (bits - np.int32(LN_U_SPLIT)) & np.int32(-(1 << 23))      # & 0xff800000
+    m = (bits - ebits).view(f32)
+    e = ebits >> 23
+    r = (1.0 / (m + f32(1)).astype(np.float64)).astype(f32)
+    if rcp_ulps:
+        r = np.nextafter(r, f32(np.inf if rcp_ulps > 0 else 0))
+    s = (m - f32(1)) * r
+    s2 = s * s
+    p = fma(fma(f32(LN_U_POLY[0]), s2, f32(LN_U_POLY[1])), s2, f32(LN_U_POLY[2]))
+    t = fma(s * s2, p, s)
+    return fma(e.astype(f32), f32(0.6931471805599453), t + t), u
+
+
+def test_ln_u_is_within_6_ulp_and_never_positive():
+    """float32 normals' radii and exponentials: ln u of u = (w + 1/2) 2**-32 with no branch,
+    against float64's log of the same u: random words, every word near 0 and 2**32 (u near 0
+    and 1: huge and tiny results), and the words around each split point sqrt(1/2) 2**k."""
+    rng = np.random.default_rng(11)
+    parts = [rng.integers(0, 1 << 32, 1 << 22, dtype=np.uint64),
+             np.arange(1 << 16, dtype=np.uint64), (1 << 32) - 1 - np.arange(1 << 20, dtype=np.uint64)]
+    for k in range(32):
+        c = int(np.sqrt(0.5) * 2.0 ** (32 - k))
+        parts.append(np.arange(max(c - 3000, 0), min(c + 3000, 1 << 32), dtype=np.uint64))
+    w = np.concatenate(parts)
+    for rcp in (0, 1, -1):
+        got, u = _ln_u_float32(w, rcp)
+        want = np.log(u.astype(np.float64))
+        one = want == 0
+        assert one.sum() > 0 and (got[one] == 0).all()         # u rounded to 1: ln u is 0
+        assert (got <= 0).all() and np.isfinite(got).all()
+        rel = np.abs(got[~one] - want[~one]) / -want[~one]
+        assert rel.max() < 6 * 2.0 ** -24, (rcp, rel.max() / 2.0 ** -24)
 
 
 # -- CPU: NumPy's errors ------------------------------------------------------------------------

@@ -10,6 +10,34 @@ from __future__ import annotations
 
 import numpy as np
 
+# ln u's polynomial: atanh(s) = s + s**3 p(s*s), p(x) = (c2 x + c1) x + c0, near-minimax for
+# |s| <= 3 - 2 sqrt(2) (0.02 ulp); tests/test_random.py evaluates ln_u with these in float32
+LN_U_POLY = (0.14934366941452026, 0.19988836348056793, 0.3333338797092438)
+# sqrt(1/2)'s bits: u's exponent is taken so that its mantissa m is in [sqrt(1/2), sqrt(2))
+LN_U_SPLIT = 0x3F3504F3
+
+LN_U = r"""
+// ln u for u = (w + 1/2) 2**-32 as cuRAND makes it, within 6 ulp everywhere and never
+// positive, with no branch (float32 normals and exponentials are bound by their instruction
+// count; a branch on u diverges in every warp): u = 2**e m, m in [sqrt(1/2), sqrt(2)),
+// ln u = e ln 2 + 2 atanh(s), s = (m - 1) / (m + 1) in [-0.1716, 0.1716] (m - 1 exact), and
+// atanh(s) = s + s**3 p(s*s). Small exponentials and radii (u near 1: e = 0) keep their
+// relative accuracy, where the hardware's __logf is off by up to 2**-21.4 absolute.
+__device__ __forceinline__ float ln_u(u32 w) {
+    const float u = fmaf((float)w, 2.3283064365386963e-10f, 1.1641532182693481e-10f);
+    const int bits = __float_as_int(u), ebits = (bits - %(split)d) & (int)0xff800000u;
+    const float m = __int_as_float(bits - ebits);
+    const int e = ebits >> 23;                  // (an arithmetic shift)
+    float r;
+    asm("rcp.approx.ftz.f32 %%0, %%1;" : "=f"(r) : "f"(m + 1.0f));
+    const float s = (m - 1.0f) * r, s2 = s * s;
+    const float p = fmaf(fmaf(%(c2).17gf, s2, %(c1).17gf), s2, %(c0).17gf);
+    const float t = fmaf(s * s2, p, s);
+    return fmaf((float)e, 0.6931471805599453f, t + t);
+}
+
+""" % {"split": LN_U_SPLIT, "c2": LN_U_POLY[0], "c1": LN_U_POLY[1], "c0": LN_U_POLY[2]}
+
 LIB = r"""
 #define TWO_M53 (1.0 / 9007199254740992.0)
 // Uniforms in (0, 1] (log-safe) and [0, 1) from 64- and 32-bit words.
@@ -19,22 +47,7 @@ __device__ __forceinline__ float open_uf(u32 x) { return ((float)(x >> 8) + 1.0f
 __device__ __forceinline__ float closed_uf(u32 x) { return (float)(x >> 8) * (1.0f / 16777216.0f); }
 // [1, 2) from a word's top 23 bits, without an int-to-float conversion (a slow instruction)
 __device__ __forceinline__ float unit_bits(u32 x) { return __uint_as_float(0x3f800000u | (x >> 9)); }
-// ln u for u = (w + 1/2) 2**-32 as cuRAND makes it, within a few ulp, at a third of an
-// accurate logf's work (float32 normals and exponentials were compute-bound on it): the
-// hardware's __logf below 1/2 (3 ulp there), and above as 2 atanh(s), s = (u - 1) / (u + 1)
-// in (-1/3, 0] (u - 1 exact; a near-minimax cubic in s*s, 0.47 ulp), where __logf is accurate
-// only to 2**-21.4 absolute: small exponentials and radii (u near 1) keep their relative
-// accuracy, and ln u <= 0 always (no NaN from a square root).
-__device__ __forceinline__ float ln_u(u32 w) {
-    const float u = fmaf((float)w, 2.3283064365386963e-10f, 1.1641532182693481e-10f);
-    const float s = __fdividef(u - 1.0f, u + 1.0f), s2 = s * s;
-    float p = fmaf(0.13429313898086548f, s2, 0.14112597703933716f);
-    p = fmaf(p, s2, 0.2000437080860138f);
-    p = fmaf(p, s2, 0.3333330750465393f);
-    return u < 0.5f ? __logf(u) : 2.0f * fmaf(s * s2, p, s);
-}
-
-// Box-Muller's radius sqrt(-2 ln u): the hardware's square root (within 2**-23 relative)
+""" + LN_U + r"""// Box-Muller's radius sqrt(-2 ln u): the hardware's square root (within 2**-23 relative)
 __device__ __forceinline__ float bm_radius(u32 w) {
     float r;
     asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(-2.0f * ln_u(w)));
@@ -184,23 +197,28 @@ def kernel(k, per: int, THREADS: int, _CTYPE: dict) -> str:  # noqa: N803 (the t
                  "double2 t; t.x = v[0]; t.y = v[1];")
         vec = "float4" if f32 else "double2"
         return f"""
-__device__ __forceinline__ void philox32(u32 c[4], u32 k0, u32 k1) {{
+// The ten rounds' keys, made by the host (k + r * Weyl constant): each round's xor reads
+// its key from the parameter space as an operand, where adding the constants per thread
+// cost 18 of the kernel's ~150 instructions (float32 normals are bound by their count).
+struct philox32_keys {{ u32 k[20]; }};
+
+__device__ __forceinline__ void philox32(u32 c[4], const philox32_keys& rk) {{
     #pragma unroll
     for (int r = 0; r < 10; ++r) {{
-        if (r) {{ k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }}
         // high and low words as two multiplies (1% faster than one 64-bit product on an H100)
         const u32 h0 = __umulhi(0xD2511F53u, c[0]), l0 = 0xD2511F53u * c[0];
         const u32 h1 = __umulhi(0xCD9E8D57u, c[2]), l1 = 0xCD9E8D57u * c[2];
-        const u32 n0 = h1 ^ c[1] ^ k0, n2 = h0 ^ c[3] ^ k1;
+        const u32 n0 = h1 ^ c[1] ^ rk.k[2 * r], n2 = h0 ^ c[3] ^ rk.k[2 * r + 1];
         c[0] = n0; c[1] = l1; c[2] = n2; c[3] = l0;
     }}
 }}
 
-extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict__ out, const rng_args a) {{
+extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict__ out, const rng_args a,
+                                                                const philox32_keys rk) {{
     const long long B = blockIdx.x * (long long){THREADS} + threadIdx.x;
     if (B >= a.nblocks) return;
     u32 w[4] = {{(u32)B, (u32)((u64)B >> 32), (u32)a.c[0], (u32)(a.c[0] >> 32)}};
-    philox32(w, (u32)a.k[0], (u32)a.k[1]);
+    philox32(w, rk);
     const u64 x0 = w[0] | ((u64)w[1] << 32), x1 = w[2] | ((u64)w[3] << 32);
     (void)x0; (void)x1;
     {C} v[{per}];

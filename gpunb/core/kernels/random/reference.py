@@ -9,6 +9,8 @@ outputs per block taken in order.
 
 from __future__ import annotations
 
+import functools
+
 M0, M1 = 0xD2E7470EE14C6C93, 0xCA5A826395121157      # round multipliers
 W0, W1 = 0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B      # Weyl key increments
 MASK64 = (1 << 64) - 1
@@ -65,6 +67,14 @@ def key32(key) -> tuple[int, int]:
     """The Philox4x32 key of a Philox4x64 key (the continuous draws' stream)."""
     mixed = (int(key[0]) ^ ((int(key[1]) << 32) | (int(key[1]) >> 32))) & MASK64
     return mixed & MASK32, mixed >> 32
+
+
+@functools.lru_cache(maxsize=64)
+def round_keys32(k0: int, k1: int) -> tuple[int, ...]:
+    """The ten rounds' Philox4x32 keys of key (k0, k1), interleaved (k0 of round 0, k1 of
+    round 0, k0 of round 1, ...): the ``philox32_keys`` parameter of the continuous draws."""
+    return tuple(((k0 + r * W0_32) & MASK32, (k1 + r * W1_32) & MASK32)[i]
+                 for r in range(ROUNDS) for i in (0, 1))
 
 
 def dist_counter(block: int, first: int) -> tuple[int, int, int, int]:

@@ -18,7 +18,7 @@ from .. import loader
 from ..execute import Step, execute
 from . import codegen as cg
 from . import plan as pl
-from .reference import key32
+from .reference import key32, round_keys32
 
 _vp = ctypes.c_void_p
 _I32, _I64 = np.dtype("int32"), np.dtype("int64")
@@ -48,21 +48,27 @@ _ARG_CODES = "".join("d" if f in cg.DOUBLES else "q" if f in pl.SIGNED_FIELDS el
                      for f in cg.ARG_FIELDS)
 
 
-def _launch(fn: int, nblocks: int, ptrs: tuple, values: tuple) -> None:
-    """One launch of a kernel taking ``(T* out, [int* flag,] rng_args a)``, ``nblocks``
-    Philox blocks' threads: the pointers and the struct's ``values`` packed by one ``struct``
-    call into a parameter buffer made once per kernel (a draw's host time is mostly building
-    ctypes objects otherwise), kept in the device context (a reset forgets it with the
-    function it launches)."""
+def param_codes(pointers: int, keys: int = 0) -> list[str]:
+    """The ``struct`` codes of a Philox kernel's parameters: ``pointers`` pointers, the
+    ``rng_args`` struct, then (``keys`` > 0) the ``philox32_keys`` struct of 32-bit words."""
+    return ["P"] * pointers + [_ARG_CODES] + ([f"{keys}I"] if keys else [])
+
+
+def _launch(fn: int, nblocks: int, ptrs: tuple, values: tuple, keys: tuple = ()) -> None:
+    """One launch of a kernel taking ``(T* out, [int* flag,] rng_args a[, philox32_keys])``,
+    ``nblocks`` Philox blocks' threads: the pointers, the struct's ``values`` and the round
+    ``keys`` (32-bit words) packed by one ``struct`` call into a parameter buffer made once
+    per kernel (a draw's host time is mostly building ctypes objects otherwise), kept in the
+    device context (a reset forgets it with the function it launches)."""
     ctx = loader.driver.active
     entry = ctx.prepared.get(("random", fn))
     if entry is None:
-        pack, buffer, objects = fastcall.packed(["P"] * len(ptrs) + [_ARG_CODES])
+        pack, buffer, objects = fastcall.packed(param_codes(len(ptrs), len(keys)))
         entry = ctx.remember(("random", fn), (fastcall.Prepared(fn, (1,), (cg.THREADS,), objects),
                                               pack, buffer, threading.Lock()))
     prepared, pack, buffer, lock = entry
     with lock:
-        pack(buffer, 0, *ptrs, *values)
+        pack(buffer, 0, *ptrs, *values, *keys)
         prepared.launch(loader.driver.stream_handle(), -(-nblocks // cg.THREADS))
 
 
@@ -153,8 +159,9 @@ def fill_dist(state: pl.StreamState, out: ndarray, what: str, loc: float = 0.0,
     aligned = 0 if out.data.ptr % 16 == 0 else 1     # o: may the kernel store vectors
     affine = 0.0 if (loc, scale) == (0.0, 1.0) else 1.0     # f[2]: apply loc and scale
     values = state.values(S, aligned, n, nb, f=(loc, scale, affine, 0.0))
-    values = values[:4] + key32(state.key) + values[6:]     # k0, k1: the 4x32 key
-    _launch(_fn("dist", what, out.dtype), nb, (out.data.ptr,), values)
+    k32 = key32(state.key)
+    values = values[:4] + k32 + values[6:]     # k0, k1: the 4x32 key
+    _launch(_fn("dist", what, out.dtype), nb, (out.data.ptr,), values, round_keys32(*k32))
     state.advance_blocks(-(-nb // 2))     # as many 4x64 blocks as bits drawn, rounded up
 
 
