@@ -150,6 +150,29 @@ def test_reduction_calls_replayed_equal_numpy(func):
     assert keys
 
 
+@pytest.mark.parametrize("func, dtype", [("sum", None), ("sum", np.float64), ("sum", "float32"),
+                                         ("mean", np.float64), ("prod", None), ("max", None)])
+def test_large_reduction_calls_replay_with_their_temporary_buffers(func, dtype):
+    """Large reductions (two launches and a temporary buffer: Dask's chunk sums, which pass
+    dtype=) replayed with new data and at another offset each time equal NumPy's, keepdims
+    and axis as Dask writes them; the prepared entry holds both launches."""
+    rng = np.random.default_rng(3)
+    n = (1 << 22) + 3
+    kw = {} if dtype is None else {"dtype": dtype}
+    for trial in range(3):
+        h = rng.uniform(0.999, 1.001, n).astype(np.float32)     # prod stays finite
+        x = gp.asarray(h)
+        for view, hv in ((x, h), (x[1:], h[1:])):
+            got = getattr(np, func)(view, axis=(0,), keepdims=True, **kw)
+            want = getattr(np, func)(hv.astype(np.float64), axis=(0,), keepdims=True)
+            assert type(got) is gp.ndarray and got.shape == (1,)
+            assert got.dtype == getattr(np, func)(hv[:8], axis=(0,), keepdims=True, **kw).dtype
+            np.testing.assert_allclose(got.get(), want, rtol=1e-5)
+    entries = [v for k, v in driver.context().prepared.items()
+               if isinstance(k, tuple) and k[:2] == ("reduce:call", func) and k[3] == (n,)]
+    assert entries and all(len(v[2]) >= 2 and v[3] > 0 and v[4] is not None for v in entries)
+
+
 def test_raw_kernel_prepared_launch_checks_every_call():
     src = r'''extern "C" __global__ void axpb(const float* x, float* y, float a, int n, long long b) {
         int i = blockIdx.x * blockDim.x + threadIdx.x;

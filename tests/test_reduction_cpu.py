@@ -161,3 +161,79 @@ def test_warnings_point_at_the_callers_line():
             except gp.GPUUnavailableError:
                 pass          # the warning comes before the launch; without a GPU, stop there
         assert record[0].filename == __file__ and record[0].lineno == line
+
+
+def test_replayed_multi_launch_reductions_set_every_slot(monkeypatch):
+    """A reduction call seen before (here with dtype=, as Dask's chunk sums call it) replays
+    its launches as prepared ones, without a GPU: each launch sees the operand, the new
+    result and the call's own temporary buffer in the slots its plan names, its constant
+    parameters, grid and dynamic shared memory; the temporary buffer is freed after the
+    launches; another dtype= or shape is another plan."""
+    import ctypes
+    import itertools
+
+    from gpunb.core.kernels.execute import Step
+    from gpunb.core.kernels.reduction import run as rrun
+    from gpunb.core.runtime import driver, fastcall, memory
+    from tests import data
+
+    ptrs = itertools.count(0x100000, 0x10000)
+    events = []
+
+    class Block:
+        def __init__(self, size):
+            self.ptr, self.size = next(ptrs), size
+            events.append(("malloc", self.ptr, size))
+
+        def __del__(self):
+            events.append(("free", self.ptr))
+
+    class Pool:
+        def malloc(self, size, stream=None):
+            return Block(size)
+
+    class Ctx:
+        default_handle = 7
+        prepared = {}
+
+        def remember(self, key, value):
+            self.prepared[key] = value
+            return value
+
+    ctx = Ctx()
+    monkeypatch.setattr(driver, "active", ctx)
+    monkeypatch.setattr(driver, "context", lambda ordinal=None: ctx)
+    monkeypatch.setattr(driver, "stream_handle", lambda: 7)
+    monkeypatch.setattr(memory, "get_default_memory_pool", lambda: Pool())
+    monkeypatch.setattr(ndarray, "_empty", classmethod(
+        lambda cls, shape, dt: ndarray._view(MemoryPointer(next(ptrs)), shape, (4,) * len(shape),
+                                             np.dtype(dt), None)))
+    seen = []
+
+    def launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        addrs = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        values = [ctypes.c_void_p.from_address(addrs[i]).value for i in range(3)]
+        seen.append((fn, gx, bx, smem, stream, values))
+        events.append(("launch", fn))
+        return (0,)
+
+    data.record_launches(monkeypatch)
+    monkeypatch.setattr(fastcall, "_cu_launch", launch)
+    x = ndarray._view(MemoryPointer(0x5000000), (1 << 24,), (4,), np.dtype("float32"), None)
+    const = ctypes.c_void_p(0xABC)
+    steps = (Step(11, (528,), (256,), (0, 2, const), 1024), Step(12, (1,), (512,), (2, 1, const)))
+    result = ndarray._empty((1,), np.dtype("float32"))
+    rrun._prepare("sum", x, (0,), True, np.float32, result, steps, 528 * 4)
+    key = ("reduce:call", "sum", x._dtype, x._shape, x._strides, 0, (0,), True, np.float32)
+    fast = ctx.prepared[key]
+    for _ in range(2):
+        events.clear()
+        seen.clear()
+        out = rrun.reduce("sum", x, axis=(0,), dtype=np.float32, keepdims=True)
+        temp = events[0][1]
+        assert events[0] == ("malloc", temp, 528 * 4)
+        assert seen == [(11, 528, 256, 1024, 7, [x.data.ptr, temp, 0xABC]),
+                        (12, 1, 512, 0, 7, [temp, out.data.ptr, 0xABC])]
+        assert [e[0] for e in events] == ["malloc", "launch", "launch", "free"]
+    assert rrun._replay(fast, x).shape == (1,)
+    assert ctx.prepared.get(key[:-1] + (np.float64,)) is None     # dtype= is in the key

@@ -14,9 +14,11 @@ import operator
 import threading
 import warnings
 
+import numpy as np
+
 from ... import args
 from ...errors import warn
-from ...runtime import driver, fastcall
+from ...runtime import driver, fastcall, memory
 from ...ndarray import ndarray
 from .. import loader
 from ..execute import execute, operand_params
@@ -104,10 +106,10 @@ def reduce(func: str, a, axis=None, dtype=None, out=None, keepdims=False):
     with NumPy's result dtype (``dtype=`` where the function takes one), ``out=`` and
     ``keepdims``."""
     ctx = driver.active
-    if (ctx is not None and out is None and dtype is None and type(a) is ndarray
-            and type(axis) in _FAST_AXES):
+    if (ctx is not None and out is None and type(a) is ndarray and type(axis) in _FAST_AXES
+            and (dtype is None or isinstance(dtype, _FAST_DTYPES))):
         fast = ctx.prepared.get(("reduce:call", func, a._dtype, a._shape, a._strides,
-                                 a._data.ptr & 15, axis, keepdims))
+                                 a._data.ptr & 15, axis, keepdims, dtype))
         if fast is not None:
             return _replay(fast, a)
     x = args.array(a, func)
@@ -119,30 +121,34 @@ def reduce(func: str, a, axis=None, dtype=None, out=None, keepdims=False):
     launches, temp_bytes = run(("reduce", func, x.dtype, rdt),
                                lambda no, nr: kernel_for(func, x.dtype, rdt, no, nr),
                                [("array", x)], x.shape, axes, result, float(K), SPECS[func].keep_order)
-    if (out is None and dtype is None and K and launches and type(a) is ndarray
-            and type(axis) in _FAST_AXES):
-        _prepare(func, x, axis, keepdims, result, launches, temp_bytes)
+    if (out is None and K and launches and type(a) is ndarray and type(axis) in _FAST_AXES
+            and (dtype is None or isinstance(dtype, _FAST_DTYPES))):
+        _prepare(func, x, axis, keepdims, dtype, result, launches, temp_bytes)
     return _deliver(result, out)
 
 
 # -- the prepared path: a reduction call seen before (same dtype, shape, strides, alignment,
-# axis, keepdims; no out=, no dtype=) replays its launches with no argument handling ------------
+# axis, keepdims, dtype= as written; no out=) replays its launches with no argument handling -----
 
 _FAST_AXES = (type(None), int, tuple)
+_FAST_DTYPES = (type, np.dtype, str)     # dtype= as keys (Dask's chunk sums pass one)
 
 
-def _prepare(func, x, axis, keepdims, result, launches, temp_bytes) -> None:
+def _prepare(func, x, axis, keepdims, dtype, result, launches, temp_bytes) -> None:
+    """Keep the call's launches as Prepared ones over three slots (operand, result, temporary
+    buffer): a repeated call allocates, sets three pointers and launches, with no parameter
+    array or driver wrapper built per launch (a large reduction's two launches through
+    :func:`execute` cost three times a one-launch call's host time)."""
+    objects = [ctypes.c_void_p() for _ in range(3 if temp_bytes else 2)]
     prepared = None
-    if len(launches) == 1 and not temp_bytes and not launches[0].shared_mem:
-        st = launches[0]        # one launch: a Prepared with the two pointers as objects
-        objects = [ctypes.c_void_p(), ctypes.c_void_p()]
-        params = [objects[p] if p.__class__ is int else p for p in st.params]
-        if all(p.__class__ is not int for p in params):
-            prepared = (fastcall.Prepared(st.function, st.grid, st.block, params), objects,
-                        threading.Lock())
+    if all(p.__class__ is not int or 0 <= p < len(objects) for st in launches for p in st.params):
+        steps = tuple((fastcall.Prepared(st.function, st.grid, st.block,
+                                         [objects[p] if p.__class__ is int else p for p in st.params]),
+                       st.shared_mem) for st in launches)
+        prepared = (steps, objects, threading.Lock())
     driver.context().remember(
-        ("reduce:call", func, x._dtype, x._shape, x._strides, x._data.ptr & 15, axis, keepdims),
-        (result._dtype, result._shape, launches, temp_bytes, prepared))
+        ("reduce:call", func, x._dtype, x._shape, x._strides, x._data.ptr & 15, axis, keepdims,
+         dtype), (result._dtype, result._shape, launches, temp_bytes, prepared))
 
 
 def _replay(fast, x):
@@ -152,12 +158,17 @@ def _replay(fast, x):
         execute(launches, [ctypes.c_void_p(x._data.ptr), ctypes.c_void_p(result._data.ptr)],
                 temp_bytes)
         return result
-    launch_, objects, lock = prepared
+    steps, objects, lock = prepared
     stream = driver.stream_handle()
+    # freed, stream-ordered, when this call returns: after its launches, as execute() does
+    temp = memory.get_default_memory_pool().malloc(temp_bytes) if temp_bytes else None
     with lock:
         objects[0].value = x._data.ptr
         objects[1].value = result._data.ptr
-        launch_.launch(stream)
+        if temp is not None:
+            objects[2].value = temp.ptr
+        for step, shared_mem in steps:
+            step.launch_extents(stream, step.grid, step.block, shared_mem)
     return result
 
 
