@@ -105,36 +105,40 @@ def get(dsk, keys, cache=None, callbacks=None, **kwargs):
 
 def _order(dsk, wanted, known):
     """Depth-first post-order of what ``wanted`` needs (a chunk's chain is finished, and its
-    parts released, before the next chunk's starts), and each key's count of dependents."""
-    order, refs, seen = [], {}, {}
+    parts released, before the next chunk's starts), and each key's count of dependents.
+    Each task's dependencies are walked once, by an iterator resumed where it stopped."""
+    order, refs, state = [], {}, {}         # state: 1 on the path being walked, 2 ordered
     for root in wanted:
-        if root in seen or root in known:
+        if root in state or root in known:
             continue
-        stack = [(root, False)]
-        while stack:
-            key, finished = stack.pop()
-            if finished:
-                seen[key] = 2
-                order.append(key)
-                continue
-            mark = seen.get(key)
-            if mark == 2:
-                continue
-            if mark == 1:
-                raise RuntimeError(f"the Dask graph has a cycle through {key!r}")
-            seen[key] = 1
-            stack.append((key, True))
-            try:
-                deps = dsk[key].dependencies
-            except KeyError:
-                raise KeyError(f"the Dask graph has no task {key!r}, which another needs") from None
-            for dep in deps:
+        path, deps = [root], [iter(_deps(dsk, root))]
+        state[root] = 1
+        while path:
+            for dep in deps[-1]:
                 refs[dep] = refs.get(dep, 0) + 1
-                if dep not in known and seen.get(dep) != 2:
-                    if seen.get(dep) == 1:
-                        raise RuntimeError(f"the Dask graph has a cycle through {dep!r}")
-                    stack.append((dep, False))
+                mark = state.get(dep)
+                if mark is None:
+                    if dep in known:
+                        continue
+                    state[dep] = 1
+                    path.append(dep)
+                    deps.append(iter(_deps(dsk, dep)))
+                    break
+                if mark == 1:
+                    raise RuntimeError(f"the Dask graph has a cycle through {dep!r}")
+            else:
+                key = path.pop()
+                deps.pop()
+                state[key] = 2
+                order.append(key)
     return order, refs
+
+
+def _deps(dsk, key):
+    try:
+        return dsk[key].dependencies
+    except KeyError:
+        raise KeyError(f"the Dask graph has no task {key!r}, which another needs") from None
 
 
 class _Runner:
