@@ -254,3 +254,28 @@ def test_user_kernel_prepared_calls_every_signature_once_each():
         r = tup(g)
         assert isinstance(r, tuple) and len(r) == 1
         np.testing.assert_array_equal(r[0].get(), -h)
+
+
+@pytest.mark.parametrize("func", ["var", "std"])
+def test_moment_calls_replayed_equal_numpy(func):
+    """var/std seen before replay the mean's and their own launches: new data, views at
+    other offsets, axes, keepdims, ddof and dtype= each give NumPy's answer; a call with
+    N - ddof <= 0 warns every time (it is never replayed)."""
+    rng = np.random.default_rng(4)
+    for trial in range(3):
+        h = rng.standard_normal((40, 70)).astype(np.float32)
+        x = gp.asarray(h)
+        for view, hv in ((x, h), (x[1:], h[1:]), (x[:, 5:], h[:, 5:]), (x.T, h.T)):
+            for axis, keepdims, ddof, dtype in ((None, False, 0, None), (0, True, 1, None),
+                                                (1, False, 0, np.float64), ((0, 1), False, 2, None)):
+                got = getattr(gp, func)(view, axis=axis, keepdims=keepdims, ddof=ddof, dtype=dtype)
+                want = getattr(np, func)(hv, axis=axis, keepdims=keepdims, ddof=ddof, dtype=dtype)
+                assert got.shape == np.shape(want) and got.dtype == np.asarray(want).dtype
+                np.testing.assert_allclose(got.get(), want, rtol=2e-5, atol=1e-6)
+    keys = [k for k in driver.context().prepared if isinstance(k, tuple) and k[:2] == ("moment:call", func)]
+    assert keys
+    small = gp.asarray(np.ones(3, np.float32))
+    for _ in range(2):
+        with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+            r = getattr(gp, func)(small, ddof=3)
+        assert np.isnan(r.get()) or np.isinf(r.get())

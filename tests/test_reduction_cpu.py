@@ -237,3 +237,71 @@ def test_replayed_multi_launch_reductions_set_every_slot(monkeypatch):
         assert [e[0] for e in events] == ["malloc", "launch", "launch", "free"]
     assert rrun._replay(fast, x).shape == (1,)
     assert ctx.prepared.get(key[:-1] + (np.float64,)) is None     # dtype= is in the key
+
+
+_NULL_GPU_LAUNCHES = r"""
+import ctypes, json, sys
+sys.path.insert(0, "benchmarks")
+import host_null_gpu
+host_null_gpu.install()
+import numpy as np
+import gpunb as gp
+from gpunb.core.ndarray import ndarray
+from gpunb.core.runtime import fastcall
+
+log = []
+def pointers(objects):
+    return [o.value if isinstance(o, ctypes.c_void_p) else None for o in objects]
+def extents(grid):
+    return (tuple(grid) + (1, 1))[:3]
+def generic(function, grid, block, shared_mem, stream, params):
+    log.append((function, extents(grid), shared_mem, pointers(params)))
+def prepared(self, stream, grid, block, shared_mem=0):
+    log.append((self.function, extents(grid), shared_mem, pointers(self.objects)))
+fastcall.launch = generic
+fastcall.Prepared.launch_extents = prepared
+
+def named(calls):
+    # each pointer by its first appearance in the call: the same plan gives the same names
+    names = {}
+    return [(f, g, s, [None if p is None else names.setdefault(p, len(names)) for p in ps])
+            for f, g, s, ps in calls]
+
+out = {}
+for case, fn in CASES.items():
+    x = ndarray(SHAPE, np.float32)
+    seen = []
+    for _ in range(3):
+        log.clear()
+        r = fn(x)
+        seen.append(named([(None, None, None, [x.data.ptr])] + log + [(None, None, None, [r.data.ptr])]))
+    out[case] = seen
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("shape, cases", [
+    ((1000,), "{'var': lambda x: x.var(), 'std ddof': lambda x: x.std(ddof=1), "
+              "'sum dtype': lambda x: np.sum(x, axis=(0,), keepdims=True, dtype=np.float64)}"),
+    ((1 << 22,), "{'var': lambda x: x.var(), 'sum': lambda x: x.sum(), "
+                 "'mean dtype': lambda x: x.mean(dtype=np.float64)}"),
+    ((300, 70), "{'std axis 0': lambda x: x.std(axis=0), 'var axis 1': lambda x: x.var(axis=1, keepdims=True)}"),
+])
+def test_replayed_calls_launch_what_the_first_call_launched(shape, cases):
+    """Without a GPU (the driver's calls made no-ops): a reduction, var or std seen before
+    replays the first call's launches: the same kernels and grids, each operand, mean,
+    result and temporary buffer pointer in the same parameter as the general path put it."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code = f"CASES = None\nSHAPE = {shape!r}\n" + _NULL_GPU_LAUNCHES.replace(
+        "out = {}", f"CASES = {cases}\nout = {{}}")
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    for case, (first, second, third) in json.loads(r.stdout.splitlines()[-1]).items():
+        assert len(first) > 2, case                     # it launched something
+        assert first == second == third, case

@@ -134,21 +134,40 @@ _FAST_AXES = (type(None), int, tuple)
 _FAST_DTYPES = (type, np.dtype, str)     # dtype= as keys (Dask's chunk sums pass one)
 
 
+def _slots(launches, pointers: int, temp_bytes: int):
+    """The launches as Prepared ones over ctypes slots (the call's ``pointers`` operand and
+    result pointers, then the temporary buffer's): a repeated call allocates, sets the slots
+    and launches, with no parameter array or driver wrapper built per launch (a large
+    reduction's two launches through :func:`execute` cost three times a one-launch call's
+    host time). None when a launch takes a parameter that is not a slot."""
+    objects = [ctypes.c_void_p() for _ in range(pointers + (1 if temp_bytes else 0))]
+    if any(p.__class__ is int and not 0 <= p < len(objects) for st in launches for p in st.params):
+        return None
+    steps = tuple((fastcall.Prepared(st.function, st.grid, st.block,
+                                     [objects[p] if p.__class__ is int else p for p in st.params]),
+                   st.shared_mem) for st in launches)
+    return steps, objects, threading.Lock(), temp_bytes
+
+
+def _launch_slots(prepared, pointers) -> None:
+    """Set the slots of :func:`_slots` to ``pointers`` (and a new temporary buffer's, freed
+    stream-ordered when this returns: after the launches, as execute() frees it) and launch."""
+    steps, objects, lock, temp_bytes = prepared
+    stream = driver.stream_handle()
+    temp = memory.get_default_memory_pool().malloc(temp_bytes) if temp_bytes else None
+    with lock:
+        for slot, ptr in zip(objects, pointers):
+            slot.value = ptr
+        if temp is not None:
+            objects[-1].value = temp.ptr
+        for step, shared_mem in steps:
+            step.launch_extents(stream, step.grid, step.block, shared_mem)
+
+
 def _prepare(func, x, axis, keepdims, dtype, result, launches, temp_bytes) -> None:
-    """Keep the call's launches as Prepared ones over three slots (operand, result, temporary
-    buffer): a repeated call allocates, sets three pointers and launches, with no parameter
-    array or driver wrapper built per launch (a large reduction's two launches through
-    :func:`execute` cost three times a one-launch call's host time)."""
-    objects = [ctypes.c_void_p() for _ in range(3 if temp_bytes else 2)]
-    prepared = None
-    if all(p.__class__ is not int or 0 <= p < len(objects) for st in launches for p in st.params):
-        steps = tuple((fastcall.Prepared(st.function, st.grid, st.block,
-                                         [objects[p] if p.__class__ is int else p for p in st.params]),
-                       st.shared_mem) for st in launches)
-        prepared = (steps, objects, threading.Lock())
     driver.context().remember(
         ("reduce:call", func, x._dtype, x._shape, x._strides, x._data.ptr & 15, axis, keepdims,
-         dtype), (result._dtype, result._shape, launches, temp_bytes, prepared))
+         dtype), (result._dtype, result._shape, launches, temp_bytes, _slots(launches, 2, temp_bytes)))
 
 
 def _replay(fast, x):
@@ -157,24 +176,27 @@ def _replay(fast, x):
     if prepared is None:
         execute(launches, [ctypes.c_void_p(x._data.ptr), ctypes.c_void_p(result._data.ptr)],
                 temp_bytes)
-        return result
-    steps, objects, lock = prepared
-    stream = driver.stream_handle()
-    # freed, stream-ordered, when this call returns: after its launches, as execute() does
-    temp = memory.get_default_memory_pool().malloc(temp_bytes) if temp_bytes else None
-    with lock:
-        objects[0].value = x._data.ptr
-        objects[1].value = result._data.ptr
-        if temp is not None:
-            objects[2].value = temp.ptr
-        for step, shared_mem in steps:
-            step.launch_extents(stream, step.grid, step.block, shared_mem)
+    else:
+        _launch_slots(prepared, (x._data.ptr, result._data.ptr))
     return result
 
 
 def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """``var`` or ``std``: the mean, then the sum of squared deviations from it divided by
     N - ddof (NumPy's two-pass algorithm and dtypes; complex input gives a real result)."""
+    ctx = driver.active
+    fast_key = None
+    if (ctx is not None and out is None and type(a) is ndarray and type(axis) in _FAST_AXES
+            and (dtype is None or isinstance(dtype, _FAST_DTYPES)) and ddof.__class__ is int):
+        fast_key = ("moment:call", func, a._dtype, a._shape, a._strides, a._data.ptr & 15, axis,
+                    keepdims, dtype, ddof)
+        fast = ctx.prepared.get(fast_key)
+        if fast is not None:        # seen before with N - ddof > 0: nothing to warn of
+            axes, mdt, shape, rdt, prepared = fast
+            m = reduce("mean", a, axes, mdt, None, True)        # (its own replay)
+            result = ndarray._empty(shape, rdt)
+            _launch_slots(prepared, (a._data.ptr, m._data.ptr, result._data.ptr))
+            return result
     x = args.array(a, func)
     axes = args.axes(axis, x.ndim)
     dt = args.dtype(dtype)
@@ -187,8 +209,12 @@ def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False
         warnings.simplefilter("ignore", RuntimeWarning)   # NumPy warns once, as above
         m = reduce("mean", x, axes, mdt, None, True)
     result = _target(out, out_shape(x.shape, axes, keepdims), rdt, func)
-    run(("moment", func, x.dtype, mdt, rdt),
-        lambda no, nr: moment_kernel(func, x.dtype, mdt, rdt, no, nr),
-        [("array", x), ("outer", m._broadcast_to(x.shape))], x.shape, axes, result,
-        float(max(K - ddof, 0)), False)
+    launches, temp_bytes = run(("moment", func, x.dtype, mdt, rdt),
+                               lambda no, nr: moment_kernel(func, x.dtype, mdt, rdt, no, nr),
+                               [("array", x), ("outer", m._broadcast_to(x.shape))], x.shape, axes,
+                               result, float(max(K - ddof, 0)), False)
+    if fast_key is not None and launches and K - ddof > 0 and x is a:
+        prepared = _slots(launches, 3, temp_bytes)      # x, the mean, the result
+        if prepared is not None:
+            ctx.remember(fast_key, (axes, mdt, result._shape, rdt, prepared))
     return _deliver(result, out)
