@@ -51,6 +51,7 @@ def cases(lib, np_mod):
     a, b = lib.asarray(ha), lib.asarray(hb)
     m = lib.asarray(rng.standard_normal((10, 100), dtype=np.float32))
     out = lib.empty(1000, np.float32)
+    chunk = lib.asarray(rng.standard_normal(1 << 24, dtype=np.float32))   # a Dask chunk's size
 
     def mul_add_sin(x, y):
         return x * y + lib.sin(x)
@@ -76,6 +77,9 @@ def cases(lib, np_mod):
         "empty(1000)": lambda: lib.empty(1000, np.float32),
         "a[1:-1]": lambda: a[1:-1],
         "a.astype(float64)": lambda: a.astype(np.float64),
+        "a.std()": lambda: a.std(),
+        "np.sum(2^24, keepdims, dtype=)": lambda: np_mod.sum(chunk, axis=(0,), keepdims=True,
+                                                             dtype=np.float32),
     }
 
 
