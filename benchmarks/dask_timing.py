@@ -69,7 +69,6 @@ def main(argv):
     sync = driver.synchronize
     n = chunk * nchunks
     if null:
-        gp.ndarray.get = lambda self, *a, **k: np.zeros(self.shape, self.dtype)
         x = gp.ndarray((n,), np.float32)
     else:
         x = gp.random.default_rng(0).standard_normal(n, dtype=np.float32)

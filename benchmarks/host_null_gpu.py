@@ -66,6 +66,11 @@ def install() -> None:
     pool = memory.get_default_memory_pool()
     pool._handle = 1
     memory.copy_to_host = lambda host, ptr, stream=None: host.fill(0) if host.size else None
+    import numpy as np
+
+    from gpunb.core.ndarray import ndarray
+
+    ndarray.get = lambda self, *a, **k: np.zeros(self.shape, self.dtype)   # reads see zeros
     memory.copy_to_device = lambda ptr, host, stream=None: None
     memory.copy_device = lambda dst, src, n, stream=None: None
     memory.fill_bytes = lambda ptr, value, n, stream=None: None
@@ -99,7 +104,6 @@ def main(argv=None) -> int:
     from gpunb.core.ndarray import ndarray
     import host_calls
 
-    ndarray.get = lambda self, stream=None, order="C", out=None: np.zeros(self.shape, self.dtype)
     gp.asarray = lambda h, dtype=None: ndarray(np.shape(h), dtype or np.asarray(h).dtype)
     make = host_calls.SETS[args.set]
     cases = make(gp, np)

@@ -156,13 +156,10 @@ class _Runner:
             return node(values)
         inner, outkey, inkeys, *deps = (self._arg(a, values) for a in node.args)
         local = dict(zip(inkeys, deps))
-        order = self._orders.get(id(inner))
-        if order is None:
-            order, _ = _order(inner, [outkey], local)
-            self._orders[id(inner)] = (inner, order)    # the graph held: its id stays its own
-        else:
-            order = order[1]
-        for key in order:
+        entry = self._orders.get(id(inner))
+        if entry is None:       # (the subgraph kept in the entry: its id stays its own)
+            entry = self._orders[id(inner)] = (inner, _order(inner, [outkey], local)[0])
+        for key in entry[1]:
             local[key] = self(inner[key], local)
         return local[outkey]
 

@@ -106,10 +106,9 @@ def reduce(func: str, a, axis=None, dtype=None, out=None, keepdims=False):
     with NumPy's result dtype (``dtype=`` where the function takes one), ``out=`` and
     ``keepdims``."""
     ctx = driver.active
-    if (ctx is not None and out is None and type(a) is ndarray and type(axis) in _FAST_AXES
-            and (dtype is None or isinstance(dtype, _FAST_DTYPES))):
-        fast = ctx.prepared.get(("reduce:call", func, a._dtype, a._shape, a._strides,
-                                 a._data.ptr & 15, axis, keepdims, dtype))
+    key = _call_key("reduce:call", func, a, axis, keepdims, dtype, out)
+    if key is not None and ctx is not None:
+        fast = ctx.prepared.get(key)
         if fast is not None:
             return _replay(fast, a)
     x = args.array(a, func)
@@ -121,8 +120,7 @@ def reduce(func: str, a, axis=None, dtype=None, out=None, keepdims=False):
     launches, temp_bytes = run(("reduce", func, x.dtype, rdt),
                                lambda no, nr: kernel_for(func, x.dtype, rdt, no, nr),
                                [("array", x)], x.shape, axes, result, float(K), SPECS[func].keep_order)
-    if (out is None and K and launches and type(a) is ndarray and type(axis) in _FAST_AXES
-            and (dtype is None or isinstance(dtype, _FAST_DTYPES))):
+    if key is not None and K and launches:
         _prepare(func, x, axis, keepdims, dtype, result, launches, temp_bytes)
     return _deliver(result, out)
 
@@ -132,6 +130,16 @@ def reduce(func: str, a, axis=None, dtype=None, out=None, keepdims=False):
 
 _FAST_AXES = (type(None), int, tuple)
 _FAST_DTYPES = (type, np.dtype, str)     # dtype= as keys (Dask's chunk sums pass one)
+
+
+def _call_key(kind, func, a, axis, keepdims, dtype, out, *rest):
+    """The prepared table's key of a call that can be replayed (a gpunb array, no ``out=``,
+    an axis and a ``dtype=`` that can be keys as written), else None."""
+    if (out is None and type(a) is ndarray and type(axis) in _FAST_AXES
+            and (dtype is None or isinstance(dtype, _FAST_DTYPES))):
+        return (kind, func, a._dtype, a._shape, a._strides, a._data.ptr & 15, axis, keepdims,
+                dtype, *rest)
+    return None
 
 
 def _slots(launches, pointers: int, temp_bytes: int):
@@ -165,19 +173,16 @@ def _launch_slots(prepared, pointers) -> None:
 
 
 def _prepare(func, x, axis, keepdims, dtype, result, launches, temp_bytes) -> None:
-    driver.context().remember(
-        ("reduce:call", func, x._dtype, x._shape, x._strides, x._data.ptr & 15, axis, keepdims,
-         dtype), (result._dtype, result._shape, launches, temp_bytes, _slots(launches, 2, temp_bytes)))
+    prepared = _slots(launches, 2, temp_bytes)          # the operand, the result
+    if prepared is not None:
+        driver.context().remember(_call_key("reduce:call", func, x, axis, keepdims, dtype, None),
+                                  (result._dtype, result._shape, prepared))
 
 
 def _replay(fast, x):
-    rdt, shape, launches, temp_bytes, prepared = fast
+    rdt, shape, prepared = fast
     result = ndarray._empty(shape, rdt)
-    if prepared is None:
-        execute(launches, [ctypes.c_void_p(x._data.ptr), ctypes.c_void_p(result._data.ptr)],
-                temp_bytes)
-    else:
-        _launch_slots(prepared, (x._data.ptr, result._data.ptr))
+    _launch_slots(prepared, (x._data.ptr, result._data.ptr))
     return result
 
 
@@ -185,11 +190,9 @@ def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False
     """``var`` or ``std``: the mean, then the sum of squared deviations from it divided by
     N - ddof (NumPy's two-pass algorithm and dtypes; complex input gives a real result)."""
     ctx = driver.active
-    fast_key = None
-    if (ctx is not None and out is None and type(a) is ndarray and type(axis) in _FAST_AXES
-            and (dtype is None or isinstance(dtype, _FAST_DTYPES)) and ddof.__class__ is int):
-        fast_key = ("moment:call", func, a._dtype, a._shape, a._strides, a._data.ptr & 15, axis,
-                    keepdims, dtype, ddof)
+    fast_key = (_call_key("moment:call", func, a, axis, keepdims, dtype, out, ddof)
+                if ddof.__class__ is int else None)
+    if fast_key is not None and ctx is not None:
         fast = ctx.prepared.get(fast_key)
         if fast is not None:        # seen before with N - ddof > 0: nothing to warn of
             axes, mdt, shape, rdt, prepared = fast
@@ -216,5 +219,5 @@ def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False
     if fast_key is not None and launches and K - ddof > 0 and x is a:
         prepared = _slots(launches, 3, temp_bytes)      # x, the mean, the result
         if prepared is not None:
-            ctx.remember(fast_key, (axes, mdt, result._shape, rdt, prepared))
+            driver.context().remember(fast_key, (axes, mdt, result._shape, rdt, prepared))
     return _deliver(result, out)
