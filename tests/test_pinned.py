@@ -8,6 +8,7 @@ on a stream (``blocking=False``) against NumPy, the pool's reuse, CuPy's frombuf
 
 import ctypes
 import gc
+import weakref
 
 import numpy as np
 import pytest
@@ -232,6 +233,60 @@ def test_pool_limit_arguments():
     assert gp.cuda.memory.OutOfMemoryError is gp.cuda.OutOfMemoryError
     assert issubclass(gp.cuda.OutOfMemoryError, MemoryError)
     assert gp.cuda.memory.MemoryPool is gp.MemoryPool and gp.cuda.memory.alloc is gp.cuda.alloc
+
+
+def test_pool_keeps_the_streams_of_its_cached_blocks(monkeypatch):
+    """Blocks freed on a stream are cached with the stream object kept alive (a destroyed
+    stream's handle must never be freed on or handed out again); past MAX_STREAMS streams the
+    oldest one's blocks are freed on it and it is let go. CPU: no driver call is made."""
+    from gpunb.core.runtime import memory
+    freed = []
+    monkeypatch.setattr(memory.fastcall, "free", lambda h, s: freed.append((h, s)))
+    pool = memory.MemoryPool()
+
+    class FakeStream:
+        pass
+
+    streams = [FakeStream() for _ in range(memory.MAX_STREAMS + 2)]
+    alive = [weakref.ref(st) for st in streams]
+    for i, st in enumerate(streams):
+        for j in range(2):                      # two sizes: two keys for one stream
+            a = memory.Allocation(0x1000 * (i + 1) + 512 * j, 512 * (j + 1), 100 + i, st, pool, 0)
+            del a
+    del streams, st
+    assert [r() is not None for r in alive] == [False] * 2 + [True] * memory.MAX_STREAMS
+    assert sorted(freed) == [(0x1000, 100), (0x1200, 100), (0x2000, 101), (0x2200, 101)]
+    assert pool.n_free_blocks() == 2 * memory.MAX_STREAMS
+    freed.clear()
+    pool._flush()
+    assert len(freed) == 2 * memory.MAX_STREAMS and all(h // 0x1000 - 1 == s - 100 for h, s in freed)
+    assert [r() for r in alive] == [None] * len(alive)
+    a = memory.Allocation(0x9000, 512, 0, None, pool, 0)    # the default stream: not kept
+    del a
+    assert pool._streams == {} and pool.n_free_blocks() == 1
+
+
+@gpu
+def test_free_all_blocks_after_streams_are_gone():
+    """Small arrays freed on user streams that are then dropped: free_all_blocks and new
+    streams' allocations work (a dead stream's handle once crashed the process here)."""
+    pool = gp.get_default_memory_pool()
+    for trial in range(12):
+        s = gp.Stream(non_blocking=True)
+        with s:
+            x = gp.arange(1000 + trial, dtype=np.float32)
+            y = (x * 2).sum()
+            assert float(y) == float(np.arange(1000 + trial, dtype=np.float32).sum() * 2)
+            del x, y
+        s.synchronize()
+        del s
+        gc.collect()
+    pool.free_all_blocks()
+    assert pool.n_free_blocks() == 0
+    with gp.Stream() as s2:
+        z = gp.ones(777, np.float32)
+        assert float(z.sum()) == 777.0
+    s2.synchronize()
 
 
 @gpu

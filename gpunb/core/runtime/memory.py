@@ -15,6 +15,7 @@ from . import driver, fastcall, libcuda
 
 
 CACHED_LIMIT = 1 << 20   # blocks up to this size are recycled by gpunb without a driver call
+MAX_STREAMS = 8          # streams whose freed blocks are cached at one time (see MemoryPool._streams)
 
 
 class MemoryPointer:
@@ -146,7 +147,7 @@ class Allocation(MemoryPointer):
         key = (self._stream, self.size)     # MemoryPool._free, inline (host time)
         cached = pool._free.get(key)
         if cached is None:
-            pool._free[key] = [ptr]
+            pool._first_of(key, ptr, self._keep)
         else:
             cached.append(ptr)
 
@@ -175,6 +176,11 @@ class MemoryPool:
         # (a driver alloc plus free costs microseconds: more than a small ufunc's kernel).
         # Reuse on the same stream is ordered after the previous user's work by the stream.
         self._free: dict[tuple[int, int], list[int]] = {}
+        # The stream objects of those blocks' streams, kept alive while blocks are cached
+        # for them: a stream destroyed under its cached blocks would leave a dead handle to
+        # free them on (a crash in free_all_blocks) and to hand them out on (a new stream at
+        # the same address). At most MAX_STREAMS; the oldest one's blocks are freed first.
+        self._streams: dict[int, object] = {}
         # streams under graph capture (runtime/graphs.py): their blocks are the graph's own
         # allocations, never recycled here (a recycled block's address would be baked into
         # the graph while something else reuses it)
@@ -285,12 +291,31 @@ class MemoryPool:
         self._closed = True
         self._flush()
 
+    def _first_of(self, key: tuple[int, int], ptr: int, stream) -> None:
+        """Cache ``ptr``, the first block of its (stream handle, size) ``key``, keeping
+        ``stream`` (the stream object; None: the default stream, never destroyed) alive."""
+        s = key[0]
+        if stream is not None and s not in self._streams:
+            if len(self._streams) >= MAX_STREAMS:
+                self._flush_stream(next(iter(self._streams)))
+            self._streams[s] = stream
+        self._free[key] = [ptr]
+
+    def _flush_stream(self, s: int) -> None:
+        """Free the blocks cached for stream handle ``s`` and let its stream object go."""
+        for key in [k for k in self._free if k[0] == s]:
+            for h in self._free.pop(key):
+                fastcall.free(h, s)
+        self._streams.pop(s, None)
+
     def _flush(self) -> None:
-        """Return the cached small blocks to the driver's pool (stream-ordered frees)."""
+        """Return the cached small blocks to the driver's pool (stream-ordered frees, each
+        on its own stream, still alive: ``_streams`` holds it)."""
         free, self._free = self._free, {}
         for (stream, _), handles in free.items():
             for h in handles:
                 fastcall.free(h, stream)
+        self._streams = {}
 
     def used_bytes(self) -> int:
         """Bytes in live allocations."""
