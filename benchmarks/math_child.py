@@ -102,6 +102,8 @@ def cases(rng):
     out["standard_normal float32 2^28"] = ({"bytes": 4 * N28}, draw("standard_normal", N28, "float32"))
     out["standard_exponential float32 2^28"] = ({"bytes": 4 * N28},
                                                 draw("standard_exponential", N28, "float32"))
+    out["standard_normal float64 2^27"] = ({"bytes": 8 * N28 // 2},
+                                           draw("standard_normal", N28 // 2, "float64"))
     out["random float64 2^27"] = ({"bytes": 8 * N28 // 2}, draw("random", N28 // 2, "float64"))
     out["integers int64 2^27"] = ({"bytes": 8 * N28 // 2}, draw("integers", N28 // 2, "int64"))
     return out

@@ -510,6 +510,27 @@ def test_float32_draws_are_within_a_few_ulp(what):
     assert small.sum() > 10          # the region __logf alone gets wrong is in the sample
 
 
+@gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("what", ["standard_normal", "standard_exponential"])
+def test_continuous_draws_are_prefixes_of_longer_ones(what, dtype):
+    """Element i of a continuous draw comes from Philox block S + i / per whatever the size:
+    draws of sizes around the kernels' thread and launch-block boundaries (a thread makes
+    several blocks) equal the start of a longer draw, as does one into an ``out=`` one
+    element past an aligned address (scalar stores), leaving its neighbour alone."""
+    m = 3 * 4 * 256 * 4 + 37
+    full = getattr(gp.random.default_rng(11), what)(m, dtype=dtype).get()
+    assert np.isfinite(full).all() and len(np.unique(full)) > 0.99 * m   # (float32 ties happen)
+    for n in (1, 3, 4, 5, 255, 1023, 1024, 1025, 2049, 4095, 4096, 4097, 4 * 256 * 4 + 1, m - 1):
+        got = getattr(gp.random.default_rng(11), what)(n, dtype=dtype).get()
+        np.testing.assert_array_equal(got, full[:n], err_msg=f"size {n}")
+    buf = gp.zeros(m + 1, dtype)
+    getattr(gp.random.default_rng(11), what)(dtype=dtype, out=buf[1:])
+    host = buf.get()
+    assert host[0] == 0
+    np.testing.assert_array_equal(host[1:], full)
+
+
 # -- GPU: statistics ----------------------------------------------------------------------------
 
 N = 1 << 20

@@ -17,6 +17,7 @@ from ...runtime import fastcall, memory
 from .. import loader
 from ..execute import Step, execute
 from . import codegen as cg
+from . import continuous
 from . import plan as pl
 from .reference import key32, round_keys32
 
@@ -54,11 +55,12 @@ def param_codes(pointers: int, keys: int = 0) -> list[str]:
     return ["P"] * pointers + [_ARG_CODES] + ([f"{keys}I"] if keys else [])
 
 
-def _launch(fn: int, nblocks: int, ptrs: tuple, values: tuple, keys: tuple = ()) -> None:
-    """One launch of a kernel taking ``(T* out, [int* flag,] rng_args a[, philox32_keys])``,
-    ``nblocks`` Philox blocks' threads: the pointers, the struct's ``values`` and the round
-    ``keys`` (32-bit words) packed by one ``struct`` call into a parameter buffer made once
-    per kernel (a draw's host time is mostly building ctypes objects otherwise), kept in the
+def _launch(fn: int, nblocks: int, ptrs: tuple, values: tuple, keys: tuple = (),
+            per_thread: int = 1) -> None:
+    """One launch of a kernel taking ``(T* out, [int* flag,] rng_args a[, philox32_keys])``
+    over ``nblocks`` Philox blocks, ``per_thread`` a thread: the pointers, the struct's
+    ``values`` and the round ``keys`` (32-bit words) packed by one ``struct`` call into a
+    parameter buffer made once per kernel (a draw's host time is mostly building ctypes objects otherwise), kept in the
     device context (a reset forgets it with the function it launches)."""
     ctx = loader.driver.active
     entry = ctx.prepared.get(("random", fn))
@@ -69,7 +71,7 @@ def _launch(fn: int, nblocks: int, ptrs: tuple, values: tuple, keys: tuple = ())
     prepared, pack, buffer, lock = entry
     with lock:
         pack(buffer, 0, *ptrs, *values, *keys)
-        prepared.launch(loader.driver.stream_handle(), -(-nblocks // cg.THREADS))
+        prepared.launch(loader.driver.stream_handle(), -(-nblocks // (cg.THREADS * per_thread)))
 
 
 def fill_random(state: pl.StreamState, out: ndarray, low: float | None = None,
@@ -161,7 +163,8 @@ def fill_dist(state: pl.StreamState, out: ndarray, what: str, loc: float = 0.0,
     values = state.values(S, aligned, n, nb, f=(loc, scale, affine, 0.0))
     k32 = key32(state.key)
     values = values[:4] + k32 + values[6:]     # k0, k1: the 4x32 key
-    _launch(_fn("dist", what, out.dtype), nb, (out.data.ptr,), values, round_keys32(*k32))
+    _launch(_fn("dist", what, out.dtype), nb, (out.data.ptr,), values, round_keys32(*k32),
+            continuous.BLOCKS_PER_THREAD[out.dtype.itemsize])
     state.advance_blocks(-(-nb // 2))     # as many 4x64 blocks as bits drawn, rounded up
 
 
