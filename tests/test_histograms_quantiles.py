@@ -281,7 +281,12 @@ def test_histogram(dt, n, bins, rng_, weighted, density):
         same(got[0], want[0])
     else:
         assert got[0].dtype == want[0].dtype
-        np.testing.assert_allclose(gp.asnumpy(got[0]), want[0], rtol=1e-5, atol=1e-6)
+        # float32 weights of both signs: NumPy differences float32 running sums and the GPU
+        # adds in whatever order its atomics land, each off by a few float32 ulps of the
+        # weights' magnitudes, not of a bin's (smaller) net sum
+        loose = weighted == "float32"
+        np.testing.assert_allclose(gp.asnumpy(got[0]), want[0], rtol=1e-4 if loose else 1e-5,
+                                   atol=1e-4 * np.abs(want[0]).max() if loose else 1e-6)
 
 
 @gpu
