@@ -235,6 +235,46 @@ def test_dist_kernel_parameters_are_where_the_host_packs_them(what, dtype):
     assert (info.param_offsets, info.param_sizes) == (offsets, sizes)
 
 
+@pytest.mark.parametrize("what", ["normal", "exponential", "uniform"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n, offset, loc, scale", [(1000, 0, 0.0, 1.0), (1, 1, 2.5, 0.5),
+                                                   (4097, 3, 0.0, 2.0), (0, 0, 0.0, 1.0)])
+def test_dist_draw_packs_the_state_s_fields(monkeypatch, what, dtype, n, offset, loc, scale):
+    """A continuous draw's launch (CPU: the launch recorded, not made) packs the state's
+    argument fields (:meth:`StreamState.values`) with the 4x32 key in place of the 4x64 one,
+    the ten round keys, and a grid over the blocks; the state then moves past them."""
+    from gpunb.core.kernels.random import continuous, run
+    from gpunb.core.kernels.random.reference import key32
+
+    seen = []
+    monkeypatch.setattr(run, "_fn", lambda *a: a)
+    monkeypatch.setattr(run, "_launch", lambda *a: seen.append(a))
+
+    class Out:      # what fill_dist reads of an ndarray
+        def __init__(self, ptr):
+            self._size, self._dtype = n, np.dtype(dtype)
+            self._data = type("P", (), {"ptr": ptr})()
+
+    st = pl.StreamState(123456789 << 100, (0x0123456789ABCDEF, 0xFEDCBA9876543210), 2)
+    before = st.copy()
+    run.fill_dist(st, Out(0x7F0000000000 + 4 * offset), what, loc, scale)
+    if n == 0:
+        assert seen == [] and st.counter == before.counter
+        return
+    nb = -(-n // cg.DIST_PER_BLOCK[what][np.dtype(dtype).itemsize])
+    S = before.counter + 1
+    affine = 0.0 if (loc, scale) == (0.0, 1.0) else 1.0
+    want = before.values(S, 0 if offset % 4 == 0 else 1, n, nb, f=(loc, scale, affine, 0.0))
+    k32 = key32(before.key)
+    want = want[:4] + k32 + want[6:]
+    fn, blocks, ptrs, values, keys, per_thread = seen[0]
+    assert fn == ("dist", what, np.dtype(dtype)) and blocks == nb and ptrs == (0x7F0000000000 + 4 * offset,)
+    assert values == want and keys == round_keys32(*k32)
+    assert per_thread == continuous.BLOCKS_PER_THREAD[np.dtype(dtype).itemsize]
+    before.advance_blocks(-(-nb // 2))
+    assert (st.counter, st.buffer_pos) == (before.counter, before.buffer_pos)
+
+
 def _ln_u_float32(w: np.ndarray, rcp_ulps: int = 0) -> np.ndarray:
     """The kernels' ln_u evaluated step by step in float32 (an fma rounded once, from float64,
     where every product of two floats is exact), its reciprocal ``rcp_ulps`` ulp off (the

@@ -23,6 +23,10 @@ from ._more import More
 from .bitgen import BitGenerator, Philox
 
 _F64, _F32, _I64 = np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.int64)
+# dtype= of the float draws as commonly written -> the dtype (others go through np.dtype)
+_FLOATS = {np.float64: _F64, np.float32: _F32, float: _F64, _F64: _F64, _F32: _F32,
+           "float64": _F64, "float32": _F32, "f8": _F64, "f4": _F32, "d": _F64, "f": _F32}
+_KEY_TYPES = frozenset({type, str, type(_F64), type(_F32)})
 _INT_BOUNDS = {np.dtype(t): ((0, 1, "bool") if t is np.bool_ else
                              (int(np.iinfo(t).min), int(np.iinfo(t).max), np.dtype(t).name))
                for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
@@ -48,13 +52,15 @@ def _shape(size) -> tuple:
 
 
 def _alloc(size, dtype) -> ndarray:
-    return ndarray._empty(_shape(size), np.dtype(dtype))
+    return ndarray._empty(_shape(size), dtype if isinstance(dtype, np.dtype) else np.dtype(dtype))
 
 
 def _float_dtype(dtype, func: str) -> np.dtype:
-    dt = np.dtype(dtype)
-    if dt not in (_F64, _F32):
-        raise TypeError(f"Unsupported dtype {dt!r} for {func}")
+    dt = _FLOATS.get(dtype) if dtype.__class__ in _KEY_TYPES else None
+    if dt is None:          # (a dict lookup first: a small draw's host time)
+        dt = np.dtype(dtype)
+        if dt not in (_F64, _F32):
+            raise TypeError(f"Unsupported dtype {dt!r} for {func}")
     return dt
 
 

@@ -24,6 +24,7 @@ from .reference import key32, round_keys32
 _vp = ctypes.c_void_p
 _I32, _I64 = np.dtype("int32"), np.dtype("int64")
 _F64 = np.dtype("float64")
+_NO_AFFINE = (0.0, 0.0, 0.0, 0.0)
 _functions: dict = {}      # (kind, what, dtype, width, full) -> (device context, CUfunction)
 
 
@@ -78,15 +79,16 @@ def fill_random(state: pl.StreamState, out: ndarray, low: float | None = None,
                 rng: float = 0.0) -> None:
     """NumPy's ``random`` (float64 or float32) into ``out``; ``low + rng * u`` when ``low``
     is given (NumPy's ``uniform``, float64)."""
-    n = out.size
+    n = out._size
     if n == 0:
         return
-    width = 64 if out.dtype == _F64 else 32
+    dt = out._dtype
+    width = 64 if dt == _F64 else 32
     S, o = state.start()
     lead = state.lead() if width == 32 else (-1, 0)
     nb = pl.blocks_for(o, lead[0] != -1, n, width)
-    f = (0.0, 0.0, 0.0, 0.0) if low is None else (low, rng, 1.0, 0.0)
-    _launch(_fn("fill", "random", out.dtype), nb, (out.data.ptr,), state.values(S, o, n, nb, lead, f=f))
+    f = _NO_AFFINE if low is None else (low, rng, 1.0, 0.0)
+    _launch(_fn("fill", "random", dt), nb, (out._data.ptr,), state.values(S, o, n, nb, lead, f=f))
     pl.consume(state, width, n)
 
 
@@ -146,6 +148,21 @@ def fill_raw(state: pl.StreamState, out: ndarray) -> None:
     fill_integers(state, out, 0, pl.MASK64)
 
 
+_C256 = (1 << 256) - 1
+_M64 = pl.MASK64
+_KEYS32: dict = {}      # 4x64 key -> (its 4x32 key's two words, the ten rounds' keys)
+
+
+def _keys32(key) -> tuple:
+    hit = _KEYS32.get(key)
+    if hit is None:
+        if len(_KEYS32) > 256:
+            _KEYS32.clear()
+        k32 = key32(key)
+        hit = _KEYS32[key] = (*k32, round_keys32(*k32))
+    return hit
+
+
 def fill_dist(state: pl.StreamState, out: ndarray, what: str, loc: float = 0.0,
               scale: float = 1.0) -> None:
     """``loc + scale * X`` for X standard normal, standard exponential or uniform [0, 1)
@@ -153,19 +170,23 @@ def fill_dist(state: pl.StreamState, out: ndarray, what: str, loc: float = 0.0,
     of NumPy's ziggurat). Philox4x32-10 blocks with counter ``(block, S)``, ``S`` the next
     4x64 block, and the 4x32 key of the 4x64 key; the 4x64 state then advances past as many
     blocks as bits were drawn, so no later draw reuses a counter."""
-    n = out.size
+    n = out._size
     if n == 0:
         return
-    nb = pl.dist_blocks(what, out.dtype, n)      # Philox4x32 blocks
-    S = (state.counter + 1) & ((1 << 256) - 1)
-    aligned = 0 if out.data.ptr % 16 == 0 else 1     # o: may the kernel store vectors
-    affine = 0.0 if (loc, scale) == (0.0, 1.0) else 1.0     # f[2]: apply loc and scale
-    values = state.values(S, aligned, n, nb, f=(loc, scale, affine, 0.0))
-    k32 = key32(state.key)
-    values = values[:4] + k32 + values[6:]     # k0, k1: the 4x32 key
-    _launch(_fn("dist", what, out.dtype), nb, (out.data.ptr,), values, round_keys32(*k32),
-            continuous.BLOCKS_PER_THREAD[out.dtype.itemsize])
-    state.advance_blocks(-(-nb // 2))     # as many 4x64 blocks as bits drawn, rounded up
+    dt = out._dtype
+    nb = -(-n // cg.DIST_PER_BLOCK[what][dt.itemsize])        # Philox4x32 blocks
+    S = (state.counter + 1) & _C256
+    ptr = out._data.ptr
+    k0, k1, keys = _keys32(state.key)
+    # state.values(S, o, n, nb, f=(loc, scale, affine, 0)) with the 4x32 key, written out
+    # (a small draw's host time): o = 1 when the kernel may not store vectors, f[2] = 1
+    # when loc and scale apply
+    values = (S & _M64, (S >> 64) & _M64, (S >> 128) & _M64, S >> 192, k0, k1,
+              0 if ptr & 15 == 0 else 1, n, nb, -1, 0, 0, 0, 0,
+              loc, scale, 0.0 if loc == 0.0 and scale == 1.0 else 1.0, 0.0, 0, 0, 0, 0)
+    _launch(_fn("dist", what, dt), nb, (ptr,), values, keys,
+            continuous.BLOCKS_PER_THREAD[dt.itemsize])
+    state.advance_blocks((nb + 1) >> 1)     # as many 4x64 blocks as bits drawn, rounded up
 
 
 def fill_per_element(state: pl.StreamState, out: ndarray, what: str, params) -> None:
