@@ -561,3 +561,37 @@ def test_copy_into_uses_the_tiled_kernel():
     b = gpunb.empty((67, 130), "float32")
     b.T[...] = g
     assert tr.launch_count == before + 2
+
+
+_NULL_GPU_REPLAYS = r"""
+import sys
+sys.path.insert(0, "benchmarks")
+import host_null_gpu
+host_null_gpu.install()
+import gpunb as gp
+from gpunb.core.kernels.transpose import run as trun
+out = {}
+for dt in ("float32", "float16", "complex64"):
+    src = gp.empty((64, 96), dt)
+    dst = gp.empty((96, 64), dt)
+    before = trun.launch_count
+    for _ in range(3):              # the first call plans; the others replay
+        dst[...] = src.T
+    out[dt] = trun.launch_count - before
+print(out)
+"""
+
+
+def test_transposed_assignments_replay_without_a_gpu():
+    """Without a GPU (the driver's calls made no-ops): a transposing assignment seen before
+    replays its tiled copy (each of three calls launches it once), for several dtypes."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-c", _NULL_GPU_REPLAYS], cwd=root, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert ast.literal_eval(r.stdout.splitlines()[-1]) == {"float32": 3, "float16": 3, "complex64": 3}

@@ -13,6 +13,7 @@ from ... import args, layout
 from ...runtime import driver, fastcall
 from .. import loader
 from ..execute import execute, operand_params, replay
+from ..transpose.run import try_copy
 from . import codegen as cg
 from . import ir as eir
 from .plan import classify, plan
@@ -102,9 +103,6 @@ def copy(src, dst) -> None:
            src._data.ptr & 15, dst._data.ptr & 15)
     step = ctx.prepared.get(key)
     if step is None:
-        # (imported here: the transpose family's modules cost a first ufunc call 6 ms)
-        from ..transpose.run import try_copy
-
         if try_copy(src, dst):      # a tiled kernel when the copy transposes
             step = _TRANSPOSE
         else:
