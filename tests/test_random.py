@@ -275,6 +275,42 @@ def test_dist_draw_packs_the_state_s_fields(monkeypatch, what, dtype, n, offset,
     assert (st.counter, st.buffer_pos) == (before.counter, before.buffer_pos)
 
 
+def test_random_draws_pack_what_the_plan_says(monkeypatch):
+    """``random`` (NumPy's exact stream; CPU: the launches recorded, not made) over a
+    sequence of sizes and both widths, which leaves the state at a block's start or not and
+    with a pending half or not: each launch packs ``StreamState.values`` of
+    ``start``/``lead``/``blocks_for`` and the state then is ``consume``'s."""
+    from gpunb.core.kernels.random import run
+
+    seen = []
+    monkeypatch.setattr(run, "_fn", lambda *a: a)
+    monkeypatch.setattr(run, "_launch", lambda fn, nb, ptrs, values: seen.append((nb, values)))
+
+    class Out:
+        def __init__(self, n, dtype):
+            self._size, self._dtype = n, np.dtype(dtype)
+            self._data = type("P", (), {"ptr": 0x7F0000000000})()
+
+    st = pl.StreamState(987654321 << 70, (0x0123456789ABCDEF, 0xFEDCBA9876543210))
+    for n, dt, low in [(1000, "float32", None), (1000, "float64", None), (7, "float32", None),
+                       (8, "float32", None), (3, "float64", None), (1000, "float64", 2.0),
+                       (1, "float32", None), (1, "float32", None), (16, "float32", None),
+                       (4, "float64", None), (1000, "float32", None)]:
+        ref = st.copy()
+        width = 64 if dt == "float64" else 32
+        S, o = ref.start()
+        lead = ref.lead() if width == 32 else (-1, 0)
+        nb = pl.blocks_for(o, lead[0] != -1, n, width)
+        f = (0.0,) * 4 if low is None else (low, 3.0, 1.0, 0.0)
+        want = (nb, ref.values(S, o, n, nb, lead, f=f))
+        pl.consume(ref, width, n)
+        seen.clear()
+        run.fill_random(st, Out(n, dt), low, 3.0 if low is not None else 0.0)
+        assert seen == [want], (n, dt)
+        assert (st.counter, st.buffer_pos, st.has_uint32, st.uinteger) == \
+               (ref.counter, ref.buffer_pos, ref.has_uint32, ref.uinteger), (n, dt)
+
+
 def _ln_u_float32(w: np.ndarray, rcp_ulps: int = 0) -> np.ndarray:
     """The kernels' ln_u evaluated step by step in float32 (an fma rounded once, from float64,
     where every product of two floats is exact), its reciprocal ``rcp_ulps`` ulp off (the

@@ -25,6 +25,8 @@ _vp = ctypes.c_void_p
 _I32, _I64 = np.dtype("int32"), np.dtype("int64")
 _F64 = np.dtype("float64")
 _NO_AFFINE = (0.0, 0.0, 0.0, 0.0)
+_C256 = (1 << 256) - 1
+_M64 = pl.MASK64
 _functions: dict = {}      # (kind, what, dtype, width, full) -> (device context, CUfunction)
 
 
@@ -84,11 +86,22 @@ def fill_random(state: pl.StreamState, out: ndarray, low: float | None = None,
         return
     dt = out._dtype
     width = 64 if dt == _F64 else 32
-    S, o = state.start()
-    lead = state.lead() if width == 32 else (-1, 0)
-    nb = pl.blocks_for(o, lead[0] != -1, n, width)
     f = _NO_AFFINE if low is None else (low, rng, 1.0, 0.0)
-    _launch(_fn("fill", "random", dt), nb, (out._data.ptr,), state.values(S, o, n, nb, lead, f=f))
+    if state.buffer_pos >= 4 and (width == 64 or not state.has_uint32):
+        # the stream at a block's start with no pending half (where a draw of a multiple of
+        # 4 doubles or 8 floats leaves it): state.values(counter + 1, 0, n, nb, f=f) with
+        # blocks_for's count at lane 0, written out (a small draw's host time)
+        S = (state.counter + 1) & _C256
+        nb = -(-n // 4) if width == 64 else -(-n // 8)
+        k0, k1 = state.key
+        values = (S & _M64, (S >> 64) & _M64, (S >> 128) & _M64, S >> 192, k0, k1, 0, n, nb,
+                  -1, 0, 0, 0, 0, *f, 0, 0, 0, 0)
+    else:
+        S, o = state.start()
+        lead = state.lead() if width == 32 else (-1, 0)
+        nb = pl.blocks_for(o, lead[0] != -1, n, width)
+        values = state.values(S, o, n, nb, lead, f=f)
+    _launch(_fn("fill", "random", dt), nb, (out._data.ptr,), values)
     pl.consume(state, width, n)
 
 
@@ -148,8 +161,6 @@ def fill_raw(state: pl.StreamState, out: ndarray) -> None:
     fill_integers(state, out, 0, pl.MASK64)
 
 
-_C256 = (1 << 256) - 1
-_M64 = pl.MASK64
 _KEYS32: dict = {}      # 4x64 key -> (its 4x32 key's two words, the ten rounds' keys)
 
 
