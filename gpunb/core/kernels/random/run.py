@@ -63,8 +63,9 @@ def _launch(fn: int, nblocks: int, ptrs: tuple, values: tuple, keys: tuple = (),
     """One launch of a kernel taking ``(T* out, [int* flag,] rng_args a[, philox32_keys])``
     over ``nblocks`` Philox blocks, ``per_thread`` a thread: the pointers, the struct's
     ``values`` and the round ``keys`` (32-bit words) packed by one ``struct`` call into a
-    parameter buffer made once per kernel (a draw's host time is mostly building ctypes objects otherwise), kept in the
-    device context (a reset forgets it with the function it launches)."""
+    parameter buffer made once per kernel (a draw's host time is mostly building ctypes
+    objects otherwise), kept in the device context (a reset forgets it with the function it
+    launches)."""
     ctx = loader.driver.active
     entry = ctx.prepared.get(("random", fn))
     if entry is None:
