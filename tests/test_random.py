@@ -235,6 +235,14 @@ def test_dist_kernel_parameters_are_where_the_host_packs_them(what, dtype):
     assert (info.param_offsets, info.param_sizes) == (offsets, sizes)
 
 
+class _Out:
+    """What the fill functions read of an ndarray (CPU tests: no memory behind it)."""
+
+    def __init__(self, n, dtype, ptr=0x7F0000000000):
+        self._size, self._dtype = n, np.dtype(dtype)
+        self._data = type("P", (), {"ptr": ptr})()
+
+
 @pytest.mark.parametrize("what", ["normal", "exponential", "uniform"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n, offset, loc, scale", [(1000, 0, 0.0, 1.0), (1, 1, 2.5, 0.5),
@@ -250,14 +258,9 @@ def test_dist_draw_packs_the_state_s_fields(monkeypatch, what, dtype, n, offset,
     monkeypatch.setattr(run, "_fn", lambda *a: a)
     monkeypatch.setattr(run, "_launch", lambda *a: seen.append(a))
 
-    class Out:      # what fill_dist reads of an ndarray
-        def __init__(self, ptr):
-            self._size, self._dtype = n, np.dtype(dtype)
-            self._data = type("P", (), {"ptr": ptr})()
-
     st = pl.StreamState(123456789 << 100, (0x0123456789ABCDEF, 0xFEDCBA9876543210), 2)
     before = st.copy()
-    run.fill_dist(st, Out(0x7F0000000000 + 4 * offset), what, loc, scale)
+    run.fill_dist(st, _Out(n, dtype, 0x7F0000000000 + 4 * offset), what, loc, scale)
     if n == 0:
         assert seen == [] and st.counter == before.counter
         return
@@ -286,11 +289,6 @@ def test_random_draws_pack_what_the_plan_says(monkeypatch):
     monkeypatch.setattr(run, "_fn", lambda *a: a)
     monkeypatch.setattr(run, "_launch", lambda fn, nb, ptrs, values: seen.append((nb, values)))
 
-    class Out:
-        def __init__(self, n, dtype):
-            self._size, self._dtype = n, np.dtype(dtype)
-            self._data = type("P", (), {"ptr": 0x7F0000000000})()
-
     st = pl.StreamState(987654321 << 70, (0x0123456789ABCDEF, 0xFEDCBA9876543210))
     for n, dt, low in [(1000, "float32", None), (1000, "float64", None), (7, "float32", None),
                        (8, "float32", None), (3, "float64", None), (1000, "float64", 2.0),
@@ -305,7 +303,7 @@ def test_random_draws_pack_what_the_plan_says(monkeypatch):
         want = (nb, ref.values(S, o, n, nb, lead, f=f))
         pl.consume(ref, width, n)
         seen.clear()
-        run.fill_random(st, Out(n, dt), low, 3.0 if low is not None else 0.0)
+        run.fill_random(st, _Out(n, dt), low, 3.0 if low is not None else 0.0)
         assert seen == [want], (n, dt)
         assert (st.counter, st.buffer_pos, st.has_uint32, st.uinteger) == \
                (ref.counter, ref.buffer_pos, ref.has_uint32, ref.uinteger), (n, dt)

@@ -124,28 +124,47 @@ def execute(steps, params: list, temp_bytes: int = 0, stream=None) -> None:
     del temp
 
 
-def replay(key, make, pointers) -> None:
-    """Launch the steps ``make()`` plans for ``key`` with the call's ``pointers`` (ints, the
-    params :func:`execute` would take as ctypes objects) on the current stream. The steps
-    become :class:`~gpunb.core.runtime.fastcall.Prepared` launches kept in the device
-    context under ``key``, which must therefore hold everything the plan depends on: a
-    repeated call sets the pointers and launches, planning and building nothing."""
-    ctx = driver.active or driver.context()
-    entry = ctx.prepared.get(key)
-    if entry is None:
-        steps = make()
-        slots = [ctypes.c_void_p() for _ in pointers]
-        launches = tuple((fastcall.Prepared(st.function, st.grid, st.block,
-                                            [slots[p] if p.__class__ is int else p for p in st.params]),
-                          st.shared_mem) for st in steps)
-        entry = ctx.remember(key, (launches, slots, threading.Lock()))
-    launches, slots, lock = entry
+def prepare(steps, pointers: int, temp_bytes: int = 0):
+    """``steps`` as :class:`~gpunb.core.runtime.fastcall.Prepared` launches over ctypes slots:
+    the call's ``pointers`` pointers (the params :func:`execute` would take), then with
+    ``temp_bytes`` > 0 a temporary buffer's. :func:`launch_prepared` sets the slots and
+    launches, building nothing. None when a step takes a parameter that is not a slot."""
+    slots = [ctypes.c_void_p() for _ in range(pointers + (1 if temp_bytes else 0))]
+    if any(p.__class__ is int and not 0 <= p < len(slots) for st in steps for p in st.params):
+        return None
+    launches = tuple((fastcall.Prepared(st.function, st.grid, st.block,
+                                        [slots[p] if p.__class__ is int else p for p in st.params]),
+                      st.shared_mem) for st in steps)
+    return launches, slots, threading.Lock(), temp_bytes
+
+
+def launch_prepared(entry, pointers) -> None:
+    """Launch :func:`prepare`'s ``entry`` on the current stream with the call's ``pointers``
+    (ints) in its slots, and a new temporary buffer's when it takes one (freed,
+    stream-ordered, after the launches, as :func:`execute` frees it)."""
+    launches, slots, lock, temp_bytes = entry
     handle = driver.stream_handle()
+    temp = memory.get_default_memory_pool().malloc(temp_bytes) if temp_bytes else None
     with lock:
         for slot, ptr in zip(slots, pointers):
             slot.value = ptr
+        if temp is not None:
+            slots[-1].value = temp.ptr
         for prepared, shared_mem in launches:
             prepared.launch_extents(handle, prepared.grid, prepared.block, shared_mem)
+
+
+def replay(key, make, pointers) -> None:
+    """Launch the steps ``make()`` plans for ``key`` with the call's ``pointers`` (ints, the
+    params :func:`execute` would take as ctypes objects) on the current stream. The steps
+    are :func:`prepare` d once and kept in the device context under ``key``, which must
+    therefore hold everything the plan depends on: a repeated call sets the pointers and
+    launches, planning and building nothing."""
+    ctx = driver.active or driver.context()
+    entry = ctx.prepared.get(key)
+    if entry is None:
+        entry = ctx.remember(key, prepare(make(), len(pointers)))
+    launch_prepared(entry, pointers)
 
 
 def launch_args(kernel, grid, block, shared_mem: int, stream, args) -> None:

@@ -100,9 +100,11 @@ class StreamState:
         self.buffer_pos = 4
 
     def values(self, S: int, o: int, n: int, nblocks: int, lead=(-1, 0), limit: int = 0,
-               off: int = 0, rng: int = 0, threshold: int = 0, f=(0.0, 0.0, 0.0, 0.0)) -> tuple:
-        """The kernels' argument struct's fields (:data:`.codegen.ARG_FIELDS`), in order."""
-        k0, k1 = self.key
+               off: int = 0, rng: int = 0, threshold: int = 0, f=(0.0, 0.0, 0.0, 0.0),
+               key=None) -> tuple:
+        """The kernels' argument struct's fields (:data:`.codegen.ARG_FIELDS`), in order;
+        ``key`` (two words) in place of the state's (the continuous draws' 4x32 key)."""
+        k0, k1 = self.key if key is None else key
         lc = lead[1]
         return (S & MASK64, (S >> 64) & MASK64, (S >> 128) & MASK64, S >> 192, k0, k1, o, n,
                 nblocks, lead[0], limit, off & MASK64, rng & MASK64, threshold, *f,
@@ -164,14 +166,15 @@ def candidate_limit(n: int, width: int, threshold: int) -> int:
 
 
 def blocks_for(state_o: int, lead: bool, candidates: int, width: int) -> int:
-    """Philox blocks from ``S`` that hold the first ``candidates`` words."""
-    per32 = max(1, 32 // width)
+    """Philox blocks from ``S`` that hold the first ``candidates`` words (``width`` 64, or 32
+    and below, ``32 // width`` words a 32-bit word; shifts, not max() and negated floor
+    divisions: every draw computes this)."""
     if width == 64:
         u64s = candidates
     else:
-        words32 = -(-candidates // per32) - (1 if lead else 0)
-        u64s = -(-max(0, words32) // 2)
-    return -(-(state_o + u64s) // 4) if u64s > 0 else 1
+        words32 = -(-candidates // (32 // width)) - (1 if lead else 0)
+        u64s = (words32 + 1) >> 1 if words32 > 0 else 0
+    return (state_o + u64s + 3) >> 2 if u64s > 0 else 1
 
 
 def consume(state: StreamState, width: int, candidates: int) -> None:

@@ -69,12 +69,19 @@ def key32(key) -> tuple[int, int]:
     return mixed & MASK32, mixed >> 32
 
 
-@functools.lru_cache(maxsize=64)
 def round_keys32(k0: int, k1: int) -> tuple[int, ...]:
     """The ten rounds' Philox4x32 keys of key (k0, k1), interleaved (k0 of round 0, k1 of
     round 0, k0 of round 1, ...): the ``philox32_keys`` parameter of the continuous draws."""
     return tuple(((k0 + r * W0_32) & MASK32, (k1 + r * W1_32) & MASK32)[i]
                  for r in range(ROUNDS) for i in (0, 1))
+
+
+@functools.lru_cache(maxsize=64)
+def philox32_keys(key: tuple[int, int]) -> tuple[int, int, tuple[int, ...]]:
+    """The continuous draws' keys of a Philox4x64 key: the 4x32 key's two words and its ten
+    rounds' keys (made once per key: a small draw's host time)."""
+    k32 = key32(key)
+    return (*k32, round_keys32(*k32))
 
 
 def dist_counter(block: int, first: int) -> tuple[int, int, int, int]:

@@ -11,17 +11,16 @@ from __future__ import annotations
 import ctypes
 import math
 import operator
-import threading
 import warnings
 
 import numpy as np
 
 from ... import args
 from ...errors import warn
-from ...runtime import driver, fastcall, memory
+from ...runtime import driver
 from ...ndarray import ndarray
 from .. import loader
-from ..execute import execute, operand_params
+from ..execute import execute, launch_prepared, operand_params, prepare
 from . import codegen as rc
 from .ir import SPECS, kernel_for, mean_dtype, moment_kernel, result_dtype
 from .plan import geometry, steps
@@ -142,38 +141,8 @@ def _call_key(kind, func, a, axis, keepdims, dtype, out, *rest):
     return None
 
 
-def _slots(launches, pointers: int, temp_bytes: int):
-    """The launches as Prepared ones over ctypes slots (the call's ``pointers`` operand and
-    result pointers, then the temporary buffer's): a repeated call allocates, sets the slots
-    and launches, with no parameter array or driver wrapper built per launch (a large
-    reduction's two launches through :func:`execute` cost three times a one-launch call's
-    host time). None when a launch takes a parameter that is not a slot."""
-    objects = [ctypes.c_void_p() for _ in range(pointers + (1 if temp_bytes else 0))]
-    if any(p.__class__ is int and not 0 <= p < len(objects) for st in launches for p in st.params):
-        return None
-    steps = tuple((fastcall.Prepared(st.function, st.grid, st.block,
-                                     [objects[p] if p.__class__ is int else p for p in st.params]),
-                   st.shared_mem) for st in launches)
-    return steps, objects, threading.Lock(), temp_bytes
-
-
-def _launch_slots(prepared, pointers) -> None:
-    """Set the slots of :func:`_slots` to ``pointers`` (and a new temporary buffer's, freed
-    stream-ordered when this returns: after the launches, as execute() frees it) and launch."""
-    steps, objects, lock, temp_bytes = prepared
-    stream = driver.stream_handle()
-    temp = memory.get_default_memory_pool().malloc(temp_bytes) if temp_bytes else None
-    with lock:
-        for slot, ptr in zip(objects, pointers):
-            slot.value = ptr
-        if temp is not None:
-            objects[-1].value = temp.ptr
-        for step, shared_mem in steps:
-            step.launch_extents(stream, step.grid, step.block, shared_mem)
-
-
 def _prepare(func, x, axis, keepdims, dtype, result, launches, temp_bytes) -> None:
-    prepared = _slots(launches, 2, temp_bytes)          # the operand, the result
+    prepared = prepare(launches, 2, temp_bytes)         # the operand, the result
     if prepared is not None:
         driver.context().remember(_call_key("reduce:call", func, x, axis, keepdims, dtype, None),
                                   (result._dtype, result._shape, prepared))
@@ -182,7 +151,7 @@ def _prepare(func, x, axis, keepdims, dtype, result, launches, temp_bytes) -> No
 def _replay(fast, x):
     rdt, shape, prepared = fast
     result = ndarray._empty(shape, rdt)
-    _launch_slots(prepared, (x._data.ptr, result._data.ptr))
+    launch_prepared(prepared, (x._data.ptr, result._data.ptr))
     return result
 
 
@@ -198,7 +167,7 @@ def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False
             axes, mdt, shape, rdt, prepared = fast
             m = reduce("mean", a, axes, mdt, None, True)        # (its own replay)
             result = ndarray._empty(shape, rdt)
-            _launch_slots(prepared, (a._data.ptr, m._data.ptr, result._data.ptr))
+            launch_prepared(prepared, (a._data.ptr, m._data.ptr, result._data.ptr))
             return result
     x = args.array(a, func)
     axes = args.axes(axis, x.ndim)
@@ -217,7 +186,7 @@ def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False
                                [("array", x), ("outer", m._broadcast_to(x.shape))], x.shape, axes,
                                result, float(max(K - ddof, 0)), False)
     if fast_key is not None and launches and K - ddof > 0 and x is a:
-        prepared = _slots(launches, 3, temp_bytes)      # x, the mean, the result
+        prepared = prepare(launches, 3, temp_bytes)     # x, the mean, the result
         if prepared is not None:
             driver.context().remember(fast_key, (axes, mdt, result._shape, rdt, prepared))
     return _deliver(result, out)
