@@ -100,11 +100,9 @@ class StreamState:
         self.buffer_pos = 4
 
     def values(self, S: int, o: int, n: int, nblocks: int, lead=(-1, 0), limit: int = 0,
-               off: int = 0, rng: int = 0, threshold: int = 0, f=(0.0, 0.0, 0.0, 0.0),
-               key=None) -> tuple:
-        """The kernels' argument struct's fields (:data:`.codegen.ARG_FIELDS`), in order;
-        ``key`` (two words) in place of the state's (the continuous draws' 4x32 key)."""
-        k0, k1 = self.key if key is None else key
+               off: int = 0, rng: int = 0, threshold: int = 0, f=(0.0, 0.0, 0.0, 0.0)) -> tuple:
+        """The kernels' argument struct's fields (:data:`.codegen.ARG_FIELDS`), in order."""
+        k0, k1 = self.key
         lc = lead[1]
         return (S & MASK64, (S >> 64) & MASK64, (S >> 128) & MASK64, S >> 192, k0, k1, o, n,
                 nblocks, lead[0], limit, off & MASK64, rng & MASK64, threshold, *f,
