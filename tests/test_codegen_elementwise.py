@@ -1,6 +1,8 @@
 """Generated elementwise kernels for every op and every dtype NumPy has a loop for, compiled
 by real NVRTC (all of one op's kernels in one module, so the suite stays quick)."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -341,8 +343,24 @@ def test_prepared_calls_pack_their_signature_and_miss_the_rest(monkeypatch):
     assert z.shape == (1000,) and z.dtype == f4
     assert [(s, b, struct.unpack_from("@PfPffPI", p)) for s, b, p in launched] == [
         (7, 1, (x.data.ptr, 0.5, y.data.ptr, 0.0, 1.0, z.data.ptr, 1000))]
-    # one parameter pointer each, the complex one included: where the driver reads them
-    assert offsets == [[0, 8, 16, 24, 32, 40]]
+    # one parameter pointer each, the complex one included: where the driver reads them (in
+    # the main thread's buffer and in the one other threads share)
+    assert offsets == [[0, 8, 16, 24, 32, 40]] * 2
+    # another thread packs the same values into the shared buffer, not the main thread's
+    params, record_launch = [], fastcall._cu_launch
+    monkeypatch.setattr(fastcall, "_cu_launch", lambda *a: params.append(a[9]) or record_launch(*a))
+    fast((x, 0.5, y, 1j))
+    def in_thread():
+        driver._current.ctx, driver._current.stream = ctx, None     # (thread-local state)
+        fast((x, 0.5, y, 1j))
+    worker = threading.Thread(target=in_thread)
+    worker.start()
+    worker.join()
+    assert params[0] != params[1] and len(launched) == 3
+    first, main, other = (struct.unpack_from("@PfPffPI", p) for _, _, p in launched)
+    assert main[:5] == other[:5] == first[:5] and main[6] == other[6] == 1000
+    assert len({first[5], main[5], other[5]}) == 3                     # each call's own output
+    del launched[1:]
     big = arr(10 ** 6)
     fast1 = fastgen.make((big,), (None,), 1, vec=4, block=256, out_dtypes=(f4,), cap=3)
     fast1((big,))

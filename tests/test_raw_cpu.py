@@ -366,6 +366,59 @@ def test_bad_args_container_and_shared_mem(many):
         many((1,), (32,), tuple(good_many_args()), shared_mem=-1)
 
 
+def test_prepared_launch_replays_dims_and_threads(mod, monkeypatch):
+    """The prepared launch (raw.module._prepare_fast) without a GPU: the grid and block of the
+    last call reused only for the very same objects, a changed grid launched as given, a
+    float grid or an out-of-range scalar a miss that launches nothing, and another thread
+    packing into its own buffer."""
+    import struct
+    import threading
+
+    from gpunb.core.kernels import loader
+    from gpunb.core.kernels.raw import module as raw
+    from gpunb.core.ndarray import MemoryPointer, ndarray
+    from gpunb.core.runtime import driver
+    from tests import data
+
+    ctx = type("Ctx", (), {"default_handle": 7})()
+    monkeypatch.setattr(driver, "active", ctx)
+    monkeypatch.setattr(driver._current, "ctx", ctx)
+    monkeypatch.setattr(driver._current, "stream", None)
+    monkeypatch.setattr(loader, "function", lambda kernel: 99)
+    launched = data.record_launches(monkeypatch)
+    k = mod.get_function("axpy<float>")
+    params = k.parameters(ARCH)
+    x, y = (ndarray._view(MemoryPointer(p), (8,), (4,), np.dtype("f4"), None)
+            for p in (0x40000, 0x50000))
+    fast = raw._prepare_fast(None, params, (np.float32(2), x, y, 8))
+    g4, g8, b = (4,), (8, 2), (256,)
+    raw._checked_dims.update({g4: ((4,), g4, (4, 1, 1)), g8: ((8, 2), g8, (8, 2, 1)),
+                              b: ((256,), b, (256, 1, 1))})
+    assert fast(g4, b, (np.float32(2), x, y, 8), 0)
+    assert fast(g8, b, (2.5, x, y, 8), 0)
+    assert fast(g4, b, [np.float32(1), y, x, 7], 0)
+    assert [(gx, struct.unpack_from("@fPPi", p)) for _, gx, p in launched] == [
+        (4, (2.0, 0x40000, 0x50000, 8)), (8, (2.5, 0x40000, 0x50000, 8)),
+        (4, (1.0, 0x50000, 0x40000, 7))]
+    # misses launch nothing: a float grid equal to the cached one, an int32 out of range,
+    # a float64 scalar, a host array
+    for grid, args in [((4.0,), (np.float32(2), x, y, 8)), (g4, (np.float32(2), x, y, 2**31)),
+                       (g4, (np.float64(2), x, y, 8)), (g4, (np.float32(2), np.ones(8), y, 8))]:
+        assert not fast(grid, b, args, 0)
+    assert len(launched) == 3
+    seen = []
+    monkeypatch.setattr(raw.fastcall, "_cu_launch", lambda *a: (seen.append((a[1], a[9])), (0,))[1])
+
+    def in_thread():
+        driver._current.ctx, driver._current.stream = ctx, None
+        assert fast(g8, b, (np.float32(3), x, y, 5), 0)
+    fast(g4, b, (np.float32(3), x, y, 5), 0)
+    worker = threading.Thread(target=in_thread)
+    worker.start()
+    worker.join()
+    assert [gx for gx, _ in seen] == [4, 8] and seen[0][1] != seen[1][1]
+
+
 # -- construction errors and precompiled cubins ----------------------------------------------
 
 def test_only_nvrtc_backend():

@@ -82,10 +82,8 @@ def make(args, conv, function: int, *, vec: int, block: int, out_dtypes=(), give
         prelude.append(f"    o{j} = empty(x{first}._shape, O{j})\n")
     codes.append(count)
     values.append("n")
-    pack, buffer, objects = fastcall.packed(codes)
-    ns.update(fastcall.launch_namespace(fastcall.Prepared(function, (1,), (block,), objects),
-                                        driver.active, driver._current, driver.stream_handle))
-    ns.update(pack=pack, buffer=buffer)
+    ns.update(fastcall.launch_namespace(function, codes, driver.active, driver._current,
+                                        driver.stream_handle))
     returned = outs or [f"x{i}" for i in range(len(args) - given_outs, len(args))]
     if result == "none":
         ret = "None"
@@ -96,8 +94,8 @@ def make(args, conv, function: int, *, vec: int, block: int, out_dtypes=(), give
     blocks = f"(-(-n // {vec}) + {block - 1}) // {block}"
     if cap is not None:
         blocks = f"min({blocks}, {cap})"
-    launch = fastcall.launch_source("    ", f"pack(buffer, 0, {', '.join(values)})",
-                                    f"{blocks}, 1, 1", f"{block}, 1, 1", "0")
+    launch = fastcall.launch_source("    ", ", ".join(values), f"{blocks}, 1, 1",
+                                    f"{block}, 1, 1", "0")
     source = f"""
 def fast(args):
     if len(args) != {len(args)} or driver.active is not CTX:

@@ -10,7 +10,6 @@ scalar type); the kernel is loaded by the one loader and launched by the one exe
 from __future__ import annotations
 
 import re
-import struct
 import warnings
 from pathlib import Path
 
@@ -72,33 +71,38 @@ def _prepare_fast(kernel, params, args):
             values.append(f"x{i}")
         else:
             return None
-    pack, buffer, objects = fastcall.packed(codes)
-    prepared = fastcall.Prepared(loader.function(kernel), (1,), (1,), objects)
     names = ", ".join(f"x{i}" for i in range(len(codes)))
-    pack_values = (f"try:\n    pack(buffer, 0, {', '.join(values)})\n"
-                   "except (StructError, OverflowError):\n    return False")
-    launch = fastcall.launch_source("    ", pack_values, "gx, gy, gz", "bx, by, bz", "shared_mem")
+    launch = fastcall.launch_source("    ", ", ".join(values), "gx, gy, gz", "bx, by, bz",
+                                    "shared_mem", on_overflow="return False")
     source = f"""
 def fast(grid, block, args, shared_mem):
-    g = dims_get(grid)
-    b = dims_get(block)
-    if (g is None or b is None or shared_mem.__class__ is not int or shared_mem < 0
+    global LAST
+    last = LAST
+    if last[0] is grid and last[1] is block:    # a loop's literal tuples: the same objects
+        gx, gy, gz, bx, by, bz = last[2]
+    else:
+        g = dims_get(grid)
+        b = dims_get(block)
+        if g is None or b is None:
+            return False
+        # (4.0,) finds (4,)'s entry: a grid written as a literal is the very key object, any
+        # other must be checked to hold ints only
+        if (g[1] is not grid and not exact(grid)) or (b[1] is not block and not exact(block)):
+            return False
+        gx, gy, gz = g[2]
+        bx, by, bz = b[2]
+        LAST = (grid, block, (gx, gy, gz, bx, by, bz))   # one object: threads see all or none
+    if (shared_mem.__class__ is not int or shared_mem < 0
             or (args.__class__ is not tuple and args.__class__ is not list) or len(args) != {len(codes)}):
-        return False
-    # (4.0,) finds (4,)'s entry: a grid written as a literal is the very key object, any
-    # other must be checked to hold ints only
-    if (g[1] is not grid and not exact(grid)) or (b[1] is not block and not exact(block)):
         return False
     {names}, = args
     if {" or ".join(checks)}:
         return False
-    gx, gy, gz = g[2]
-    bx, by, bz = b[2]
 {launch}    return True
 """
-    namespace.update(fastcall.launch_namespace(prepared, driver.active, driver._current, driver.stream_handle))
-    namespace.update(dims_get=_checked_dims.get, exact=_exact_dims, pack=pack, buffer=buffer,
-                     StructError=struct.error)
+    namespace.update(fastcall.launch_namespace(loader.function(kernel), codes, driver.active,
+                                               driver._current, driver.stream_handle))
+    namespace.update(dims_get=_checked_dims.get, exact=_exact_dims, LAST=(None, None, None))
     exec(source, namespace)
     return namespace["fast"]
 
