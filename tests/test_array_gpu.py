@@ -296,14 +296,18 @@ def test_casts_to_float16_round_once(dtype):
 
 
 def test_the_first_allocation_uses_the_default_pool():
-    """The first array is allocated from the pool get_default_memory_pool() returns (once the
-    device id was set only after it, and its blocks went to a pool nobody could empty)."""
+    """The first array is allocated by the pool get_default_memory_pool() returns (once the
+    device id was set only after it, and its blocks went to a pool nobody could empty): in a
+    fresh process a block of the start-up slab (runtime.warmup), counted in used_bytes, then,
+    once the allocator started, recycled pool blocks."""
     code = ("import gpunb as gp\n"
-            "a = gp.empty(1000, 'float32'); ptr = a.data.ptr; del a\n"
-            "pool = gp.get_default_memory_pool()\n"
-            "b = gp.empty(1000, 'float32'); assert b.data.ptr == ptr, 'the block was not reused'\n"
-            "assert b.data.owner._pool is pool\n"
-            "del b; pool.free_all_blocks(); assert pool.used_bytes() == 0, pool.used_bytes()\n")
+            "a = gp.empty(1000, 'float32'); pool = gp.get_default_memory_pool()\n"
+            "assert a.data.owner._pool is pool and type(a.data.owner).__name__ == '_SlabAllocation'\n"
+            "assert pool.used_bytes() in (4096, 4608), pool.used_bytes()   # (waits for the start-up)\n"
+            "b = gp.empty(1000, 'float32'); ptr = b.data.ptr; del b\n"
+            "c = gp.empty(1000, 'float32'); assert c.data.ptr == ptr, 'the block was not reused'\n"
+            "assert c.data.owner._pool is pool and (a + 1).get().shape == (1000,)\n"
+            "del a, c; pool.free_all_blocks(); assert pool.used_bytes() == 0, pool.used_bytes()\n")
     import subprocess
     import sys
 

@@ -266,6 +266,80 @@ def test_pool_keeps_the_streams_of_its_cached_blocks(monkeypatch):
     assert pool._streams == {} and pool.n_free_blocks() == 1
 
 
+def test_first_blocks_come_from_the_slab_while_the_allocator_starts(monkeypatch):
+    """The pool's first use starts the driver's stream-ordered allocator on a thread
+    (runtime.warmup); until it is done, blocks come from one cuMemAlloc slab, are never
+    recycled and count in used_bytes; a request the slab cannot hold waits, and so does a
+    pool query; afterwards blocks come from the pool. A fake driver: no GPU."""
+    import threading
+
+    from gpunb.core.runtime import driver, memory, warmup
+
+    release, calls = threading.Event(), []
+
+    class FakeLib:
+        def cuCtxSetCurrent(self, ctx):
+            calls.append(("current", ctx, threading.current_thread().name))
+            return 0
+
+        def cuMemAllocFromPoolAsync(self, out, size, pool, stream):
+            release.wait(10)                    # the allocator's start-up, held here
+            calls.append(("pool alloc", size, pool, stream))
+            out._obj.value = 0x7000000
+            return 0
+
+        def cuMemFreeAsync(self, ptr, stream):
+            calls.append(("pool free", ptr, stream))
+            return 0
+
+        def cuMemAlloc_v2(self, out, size):
+            calls.append(("slab", size))
+            out._obj.value = 0x5000000
+            return 0
+
+        def cuMemFree_v2(self, ptr):
+            calls.append(("slab free", ptr))
+            return 0
+
+    ctx = type("Ctx", (), {"handle": 42, "default_handle": 1,
+                           "info": type("Info", (), {"ordinal": 0})()})()
+    monkeypatch.setattr(memory.libcuda, "lib", lambda: FakeLib())
+    monkeypatch.setattr(memory.libcuda, "device_pool", lambda ordinal: 77)
+    monkeypatch.setattr(memory.libcuda, "pool_attribute", lambda pool, attr: 0)
+    monkeypatch.setattr(driver, "context", lambda ordinal=None: ctx)
+    monkeypatch.setattr(driver, "active", ctx)
+    monkeypatch.setattr(driver._current, "ctx", ctx)
+    monkeypatch.setattr(driver._current, "stream", None)
+    monkeypatch.setattr(memory.fastcall, "allocate", lambda pool, size, s: 0x9000000 + size)
+    monkeypatch.setattr(memory.fastcall, "free", lambda ptr, s: None)
+    pool = memory.MemoryPool()
+    a, b = pool.malloc(4000), pool.malloc(1)
+    assert (a.ptr, a.size, b.ptr, b.size) == (0x5000000, 4096, 0x5000000 + 4096, 512)
+    assert a.owner._pool is pool and not pool._warmup.done and pool._handle is None
+    del a
+    c = pool.malloc(4000)                       # not recycled: the next slab block
+    assert c.ptr == 0x5000000 + 4608 and pool._warmup.live == 4096 + 512
+    got = []
+    big = threading.Thread(target=lambda: got.append(pool.malloc(warmup.SLAB_BYTES)))
+    big.start()
+    big.join(0.2)
+    assert big.is_alive()                       # the slab cannot hold it: waits for the start-up
+    release.set()
+    big.join(10)
+    assert got[0].ptr == 0x9000000 + warmup.SLAB_BYTES
+    assert ("pool alloc", 512, 77, 1) in calls and ("pool free", 0x7000000, 1) in calls
+    assert ("current", 42, "gpunb-pool-start") in calls
+    assert pool._handle == 77 and pool.used_bytes() == 4096 + 512     # slab blocks still live
+    d = pool.malloc(100)
+    assert d.ptr == 0x9000000 + 512             # the pool now
+    pool.close()
+    assert ("slab free", 0x5000000) not in calls     # live slab blocks: the slab stays
+    del b, c
+    assert pool._warmup.live == 0
+    pool._warmup.close()
+    assert ("slab free", 0x5000000) in calls and calls.count(("slab", warmup.SLAB_BYTES)) == 1
+
+
 @gpu
 def test_free_all_blocks_after_streams_are_gone():
     """Small arrays freed on user streams that are then dropped: free_all_blocks and new

@@ -65,6 +65,7 @@ _SIGNATURES = {
     "cuMemFreeHost": [_p],
     "cuMemAllocManaged": [ctypes.POINTER(_u64), _size, _u],
     "cuMemFree_v2": [_u64],
+    "cuMemAlloc_v2": [ctypes.POINTER(_u64), _size],
     "cuEventDestroy_v2": [_p],
     "cuGetErrorName": [_i, ctypes.POINTER(ctypes.c_char_p)],
     "cuFuncSetAttribute": [_p, _i, _i],

@@ -11,7 +11,7 @@ import ctypes
 import numpy as np
 
 from ..errors import OutOfMemoryError
-from . import driver, fastcall, libcuda
+from . import driver, fastcall, libcuda, warmup
 
 
 CACHED_LIMIT = 1 << 20   # blocks up to this size are recycled by gpunb without a driver call
@@ -155,6 +155,18 @@ class Allocation(MemoryPointer):
         return f"<gpunb allocation 0x{self.ptr:x} {self.size} bytes device={self.device_id}>"
 
 
+class _SlabAllocation(Allocation):
+    """A block of the start-up slab (:mod:`.warmup`; ``_keep`` holds the :class:`~.warmup.Warmup`):
+    dropped, not recycled, when the last reference goes."""
+
+    __slots__ = ()
+
+    def __del__(self):
+        if self.ptr:
+            self.ptr = 0
+            self._keep.live -= self.size
+
+
 class MemoryPool:
     """The device's stream-ordered memory pool, with CuPy's ``MemoryPool`` inspection methods.
 
@@ -186,15 +198,43 @@ class MemoryPool:
         # the graph while something else reuses it)
         self._capturing: set[int] = set()
         self._limit = 0         # set_limit's bytes (0: none)
+        self._pending = None    # the pool handle while the allocator starts (see _first_blocks)
+        self._warmup = None     # that start-up (warmup.Warmup), made on first use
 
     def _resource(self) -> int:
         """The device's pool handle, set up on first use: it keeps freed memory reserved (as
-        CuPy's pool does) instead of returning it to the driver at every synchronize."""
+        CuPy's pool does) instead of returning it to the driver at every synchronize. Waits
+        for the allocator's start-up."""
         if self._handle is None:
-            ctx = driver.context(self._device_id)
-            self._handle = libcuda.device_pool(ctx.info.ordinal)
-            self._device_id = self.device_id = ctx.info.ordinal
+            self._start()
+            self._warmup.wait()
+            self._handle = self._pending
         return self._handle
+
+    def _start(self) -> None:
+        """First use: the pool's handle and the allocator's start-up thread."""
+        if self._pending is None:
+            with driver._lock:
+                if self._pending is None:
+                    ctx = driver.context(self._device_id)
+                    pool = libcuda.device_pool(ctx.info.ordinal)
+                    self._device_id = self.device_id = ctx.info.ordinal
+                    self._warmup = warmup.Warmup(ctx.handle, pool, ctx.default_handle)
+                    self._pending = pool
+
+    def _first_blocks(self, nbytes: int):
+        """While the allocator starts (:mod:`.warmup`): a slab block of ``nbytes``; None once
+        the pool's handle is set (after the start-up, or at once when the slab will not do)."""
+        self._start()
+        w = self._warmup
+        if not w.done and not self._limit and not self._capturing:
+            ptr = w.carve(nbytes)
+            if ptr:
+                return _SlabAllocation(ptr, max((nbytes + 511) & ~511, 512), 0, w, self,
+                                       self.device_id)
+        w.wait()
+        self._handle = self._pending
+        return None
 
     def malloc(self, nbytes: int, stream=None) -> Allocation:
         """A block of ``nbytes`` (at least 1), ordered on ``stream``, as its MemoryPointer. On
@@ -205,7 +245,9 @@ class MemoryPool:
             return custom(max(nbytes, 1))
         pool = self._handle
         if pool is None:
-            self._resource()
+            block = self._first_blocks(nbytes)
+            if block is not None:
+                return block
             pool = self._handle
         if stream is None:
             # driver.stream_handle(), inline: the stream object is wanted too (one read each)
@@ -290,6 +332,8 @@ class MemoryPool:
         pool's device context is gone: see :func:`driver.reset_contexts`)."""
         self._closed = True
         self._flush()
+        if self._warmup is not None:
+            self._warmup.close()
 
     def _first_of(self, key: tuple[int, int], ptr: int, stream) -> None:
         """Cache ``ptr``, the first block of its (stream handle, size) ``key``, keeping
@@ -321,7 +365,11 @@ class MemoryPool:
         """Bytes in live allocations."""
         if self._allocator is not None and self._handle is None:
             return 0
-        return libcuda.pool_attribute(self._resource(), libcuda.POOL_USED_MEM_CURRENT) - self._cached()
+        return (libcuda.pool_attribute(self._resource(), libcuda.POOL_USED_MEM_CURRENT)
+                - self._cached() + self._slab_live())
+
+    def _slab_live(self) -> int:
+        return self._warmup.live if self._warmup is not None else 0
 
     def _cached(self) -> int:
         """Bytes in the cached small blocks."""
@@ -331,7 +379,8 @@ class MemoryPool:
         """Bytes the pool holds from the driver (in use plus cached)."""
         if self._allocator is not None and self._handle is None:
             return 0
-        return libcuda.pool_attribute(self._resource(), libcuda.POOL_RESERVED_MEM_CURRENT)
+        return (libcuda.pool_attribute(self._resource(), libcuda.POOL_RESERVED_MEM_CURRENT)
+                + self._slab_live())      # the start-up slab's live blocks count as held
 
     def free_bytes(self) -> int:
         """Cached bytes ready for reuse."""
