@@ -3,7 +3,9 @@
 CUDA C++ compiled at run time with NVRTC, kept in a persistent disk cache, and made visible in
 notebooks. ``import gpunb`` loads no CUDA library: the driver, the device and NVRTC are touched
 on first real use, so a machine without a GPU can still compile kernels for a named
-architecture and inspect the cache.
+architecture and inspect the cache. (The first read of an array-making name such as
+``gpunb.asarray`` in an expression begins ``cuInit`` and the context on a thread while that
+name's modules load; an import statement never does: see ``core/runtime/early.py``.)
 
 Every public name but the constants and the exceptions below is a line of the registry
 (:mod:`gpunb._registry`) and is imported on first access (PEP 562).
@@ -31,6 +33,10 @@ __all__ = _EAGER + _registry.public_names()
 def __getattr__(name: str):
     if name not in _registry.ENTRIES:
         raise AttributeError(f"module 'gpunb' has no attribute {name!r}")
+    if name in _registry.EARLY:
+        from .core.runtime import early
+
+        early.start()
     value = _registry.resolve(name)
     globals()[name] = value
     return value

@@ -33,6 +33,10 @@ ENTRIES: dict[str, Entry] = {e.name: e for e in _TABLE if e.kind != "method" and
 # the subpackages' members, by full name ('linalg.norm'): resolved by the subpackage (members())
 SUBMEMBERS: dict[str, Entry] = {e.name: e for e in _TABLE if e.kind != "method" and "." in e.name}
 METHODS: dict[str, Entry] = {e.method: e for e in _TABLE if e.method is not None}
+# the names that make an array (from host data or from nothing): the first access to one in
+# an expression begins the driver's start-up while its modules load (core/runtime/early.py)
+EARLY = frozenset(e.name for e in ENTRIES.values() if e.name != "asnumpy" and e.target.split(":")[0]
+                  in ("_creation.basic", "_creation.from_data", "_creation.ranges"))
 
 
 def operators() -> list[tuple[str, str, str]]:

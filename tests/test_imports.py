@@ -115,3 +115,23 @@ def test_import_gpunb_loads_only_the_face():
     assert out[0] == str(["gpunb", "gpunb._registry", "gpunb._table", "gpunb._table_sub", "gpunb._version",
                           "gpunb.core", "gpunb.core.errors"])
     assert out[1] == "False"
+
+
+@pytest.mark.parametrize("code, begun", [
+    ("import gpunb; gpunb.asarray", True),
+    ("import gpunb as cp\ndef f():\n    return cp.zeros\nf()", True),
+    ("import gpunb; getattr(gpunb, 'arange')", True),
+    ("import gpunb; gpunb.sin; gpunb.asnumpy; gpunb.float32", False),   # not array-making names
+    ("from gpunb import asarray", False),
+    ("from gpunb import zeros as z, ones", False),
+    ("from gpunb import *", False),
+])
+def test_the_driver_start_begins_only_where_an_array_is_about_to_be_made(code, begun):
+    """An array-making name read in an expression begins cuInit and the context on a thread
+    (core/runtime/early.py) while its modules load; an import statement never does (a fork
+    after it must leave children able to use CUDA). Without a driver the thread just ends."""
+    probe = code + ("\nimport sys\ne = sys.modules.get('gpunb.core.runtime.early')\n"
+                    "print(e is not None and e._thread is not None)")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out[-1] == str(begun)

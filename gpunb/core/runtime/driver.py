@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import memo
 from ..errors import GPUNBError, GPUUnavailableError
-from . import libcuda
+from . import early, libcuda
 
 _lock = threading.RLock()
 PREPARED_LIMIT = 4096     # entries of a device context's prepared table (DeviceContext.remember)
@@ -204,6 +204,7 @@ def _init() -> None:
 
 
 def _probe() -> str | None:
+    early.wait()        # cuInit and the context, if begun while the first array's modules loaded
     try:
         libcuda.lib()
     except OSError:

@@ -37,6 +37,7 @@ _SIGNATURES = {
     "cuDeviceGetAttribute": [_PI, _i, _i],
     "cuDeviceTotalMem_v2": [ctypes.POINTER(_size), _i],
     "cuDevicePrimaryCtxRetain": [ctypes.POINTER(_p), _i],
+    "cuDevicePrimaryCtxGetState": [_i, ctypes.POINTER(_u), _PI],
     "cuCtxSetCurrent": [_p],
     "cuCtxGetCurrent": [ctypes.POINTER(_p)],
     "cuCtxGetDevice": [_PI],
@@ -145,6 +146,30 @@ def open_device(ordinal: int) -> tuple[int, str, tuple[int, int], int, int]:
     total = _size()
     check(d.cuDeviceTotalMem_v2(ctypes.byref(total), dev), "the device memory query")
     return ctx.value, name.value.decode(), (values[0], values[1]), values[2], total.value
+
+
+def any_context_active() -> bool:
+    """Whether some device's primary context is active (CUDA already in use in the process)."""
+    d = lib()
+    n, dev, flags, active = ctypes.c_int(), ctypes.c_int(), _u(), ctypes.c_int()
+    if d.cuDeviceGetCount(ctypes.byref(n)):
+        return True
+    for ordinal in range(n.value):
+        if (d.cuDeviceGet(ctypes.byref(dev), ordinal)
+                or d.cuDevicePrimaryCtxGetState(dev, ctypes.byref(flags), ctypes.byref(active))
+                or active.value):
+            return True
+    return False
+
+
+def retain_primary(ordinal: int) -> int:
+    """Retain device ``ordinal``'s primary context (making it if needed) without making it
+    current: its handle."""
+    d = lib()
+    dev, ctx = ctypes.c_int(), _p()
+    check(d.cuDeviceGet(ctypes.byref(dev), ordinal), f"opening device {ordinal}")
+    check(d.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "creating the device's context")
+    return ctx.value
 
 
 def set_current(ctx: int) -> None:

@@ -1,0 +1,63 @@
+"""The driver's start-up begun while the first array's modules are imported.
+
+``cuInit`` and the primary context take about 230 ms on an H100 host, in the driver with the
+GIL released; importing the modules behind ``gpunb.asarray`` (the array, the runtime, the
+arguments) took 12-14 ms more on top, one after the other. So the first access to an array-
+making name (``gpunb.asarray``, ``gpunb.zeros``...: :data:`gpunb._registry.EARLY`) in an
+expression starts ``cuInit`` and device 0's primary context on a thread, and those imports run
+meanwhile; :func:`wait` (the driver's first probe) joins it.
+
+Not from an import statement (``from gpunb import asarray`` at the top of a script): a
+process that initialises CUDA and then forks has children that cannot use it, and CuPy,
+torch and ``import gpunb`` never initialise CUDA at import, so a name imported is not a
+promise of a GPU call soon. Not when CUDA is already in use in the process (another library
+made a context): the device gpunb will pick is then that context's, not device 0.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+from . import libcuda
+
+_thread: threading.Thread | None = None
+_IMPORT_OPS = None      # the opcodes of `from m import x` and `from m import *`
+
+
+def start() -> None:
+    """Begin the driver's start-up on a thread, once, unless the caller's caller is an import."""
+    global _thread, _IMPORT_OPS
+    if _thread is not None:
+        return
+    try:
+        frame = sys._getframe(2)        # the frame reading the attribute (gpunb.__getattr__'s caller)
+    except (AttributeError, ValueError):
+        return
+    if _IMPORT_OPS is None:
+        import dis
+
+        _IMPORT_OPS = {dis.opmap["IMPORT_FROM"], dis.opmap.get("IMPORT_STAR", -1)}
+    code = frame.f_code
+    # `from gpunb import x` asks hasattr() from importlib's _handle_fromlist first
+    if code.co_name == "_handle_fromlist" or code.co_code[frame.f_lasti] in _IMPORT_OPS:
+        return
+    _thread = threading.Thread(target=_run, name="gpunb-driver-start", daemon=True)
+    _thread.start()
+
+
+def _run() -> None:
+    try:
+        libcuda.lib()
+        if libcuda.init()[0] != "CUDA_SUCCESS" or libcuda.any_context_active():
+            return
+        libcuda.retain_primary(0)
+    except Exception:   # no driver, no device...: the driver's own probe says so, on its thread
+        pass
+
+
+def wait() -> None:
+    """Until the start-up thread, if one was begun, is done."""
+    t = _thread
+    if t is not None:
+        t.join()
