@@ -507,8 +507,8 @@ def test_first_array_imports_neither_cuda_core_nor_bindings(tmp_path):
     out = run_python(PROBE + r"""
 import numpy as np
 import gpunb
-from gpunb.core.runtime import driver
-driver._preload = lambda: None
+from gpunb.core.runtime import early
+early.preload = lambda: None
 x = np.arange(10, dtype=np.float32)
 g = gpunb.asarray(x)
 back = g.get()

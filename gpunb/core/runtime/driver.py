@@ -225,29 +225,6 @@ def _probe() -> str | None:
     return None
 
 
-_preloading = []
-
-
-def _preload() -> None:
-    """Import cuda.bindings' driver module (the launches' binding) on a background thread,
-    once the context exists: its import (tens of ms) overlaps what the caller does next (the
-    first upload, the first kernel's cache lookup) instead of delaying the first launch, and
-    does not take the GIL from the main thread between the driver calls of its first touch.
-    Not cuda.core, which a second thread must not import meanwhile (:func:`cuda_core`)."""
-    if _preloading:
-        return
-
-    def run():
-        try:
-            import cuda.bindings.driver  # noqa: F401
-        except Exception:       # the import on first use raises it where it matters
-            pass
-
-    t = threading.Thread(target=run, name="gpunb-import-cuda", daemon=True)
-    _preloading.append(t)
-    t.start()
-
-
 def _check_nvrtc() -> None:
     """Before the first module load: a driver older than NVRTC's CUDA cannot load its cubins
     (checked here, not at cuInit: reading NVRTC's version costs the first array ~40 ms)."""
@@ -295,7 +272,7 @@ def _activate(ordinal: int | None) -> DeviceContext:
             info = DeviceInfo(ordinal, name, cc, sms, total, _driver.version)
             ctx = _contexts[ordinal] = DeviceContext(None, info, None, libcuda.default_stream_handle(),
                                                      handle)
-            _preload()
+            early.preload()
         else:
             libcuda.set_current(ctx.handle)
         _current.ctx = active = ctx

@@ -51,9 +51,35 @@ def _run() -> None:
         libcuda.lib()
         if libcuda.init()[0] != "CUDA_SUCCESS" or libcuda.any_context_active():
             return
+        # the binding's import (~78 ms of Python) runs while the context is made (~125 ms in
+        # the driver, the GIL released), after the first array's own imports are done
+        preload()
         libcuda.retain_primary(0)
     except Exception:   # no driver, no device...: the driver's own probe says so, on its thread
         pass
+
+
+_preloading = []
+
+
+def preload() -> None:
+    """Import cuda.bindings' driver module (the launches' binding) on a background thread,
+    once: from the start-up thread above, else once the context exists (:mod:`.driver`). Its
+    import overlaps the context's creation, or what the caller does next, instead of
+    delaying the first launch. Not cuda.core, which a second thread must not import
+    meanwhile (``driver.cuda_core``)."""
+    if _preloading:
+        return
+
+    def run():
+        try:
+            import cuda.bindings.driver  # noqa: F401
+        except Exception:       # the import on first use raises it where it matters
+            pass
+
+    t = threading.Thread(target=run, name="gpunb-import-cuda", daemon=True)
+    _preloading.append(t)
+    t.start()
 
 
 def wait() -> None:
