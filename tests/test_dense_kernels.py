@@ -79,6 +79,19 @@ def test_solve_inv_cholesky_match_numpy(n, k, dt, batch):
 
 
 @gpu
+@pytest.mark.parametrize("n", [27, 38, 39, 44, 45, 54, 55, 56])
+@pytest.mark.parametrize("dt", FLOATS)
+def test_inverses_around_the_shared_memory_opt_in(n, dt):
+    """Orders whose inverse's dynamic shared memory falls just under 48 KiB (55 x 55
+    float64: 48840 bytes): the kernel's static shared memory counts too, so it must opt in
+    (it failed to launch with CUDA_ERROR_INVALID_VALUE)."""
+    a = _shuffled((n, n), dt)
+    _close(LA.inv(gp.asarray(a)), np.linalg.inv(a), dt)
+    b = data.rand((n, n), dt, rng=rng)
+    _close(LA.solve(gp.asarray(a), gp.asarray(b)), np.linalg.solve(a, b), dt)
+
+
+@gpu
 @pytest.mark.parametrize("dt", FLOATS)
 def test_layouts_broadcasts_and_casts(dt):
     """A transposed view, a strided view, one matrix against a stack of right-hand sides, a
