@@ -1,8 +1,8 @@
 """Host time per small call (GPU): microseconds per call of common operations on 1000 float32
-elements, gpunb and CuPy in one process. Best of rounds of many calls, with a wait for the GPU
-every 32 calls outside the clock (so a full launch queue never makes the host wait); the
-rounds of gpunb and CuPy alternate, call by call, so that a drift of the machine's speed
-during the run (seen: 30% within a minute) reaches both alike.
+elements, gpunb, CuPy and (core set) torch in one process. Best of rounds of many calls, with
+a wait for the GPU every 32 calls outside the clock (so a full launch queue never makes the
+host wait); the libraries' rounds alternate, call by call, so that a drift of the machine's
+speed during the run (seen: 30% within a minute) reaches all alike.
 
     python benchmarks/host_calls.py [--json PATH] [--calls N] [--set core|breadth|math]
 
@@ -83,6 +83,33 @@ def cases(lib, np_mod):
     }
 
 
+def torch_cases():
+    """name -> the same call in torch, for the core rows torch has (issue 16 asks a + b,
+    a.sum() and the RawKernel launch at or under torch's). torch has no RawKernel: its row is
+    torch's smallest launch, one elementwise kernel into a given output (no allocation)."""
+    import torch
+
+    rng = np.random.default_rng(0)
+    a, b = (torch.as_tensor(rng.standard_normal(1000, dtype=np.float32), device="cuda")
+            for _ in range(2))
+    m = torch.as_tensor(rng.standard_normal((10, 100), dtype=np.float32), device="cuda")
+    out = torch.empty(1000, device="cuda")
+    return {
+        "a + b": lambda: a + b,
+        "a * 2.0 + 1": lambda: a * 2.0 + 1,
+        "a.sum()": lambda: a.sum(),
+        "sum(m, axis=0)": lambda: m.sum(0),
+        "m.max(axis=1)": lambda: m.amax(1),
+        "where(a > 0, a, 0.0)": lambda: torch.where(a > 0, a, 0.0),
+        "numpy.sin(a)": lambda: torch.sin(a),
+        "RawKernel launch": lambda: torch.add(a, b, out=out),
+        "empty(1000)": lambda: torch.empty(1000, device="cuda"),
+        "a[1:-1]": lambda: a[1:-1],
+        "a.astype(float64)": lambda: a.to(torch.float64),
+        "a.std()": lambda: a.std(correction=0),
+    }, torch.cuda.synchronize
+
+
 def breadth_cases(lib, np_mod):
     """name -> a call of issue 12's functions on small arrays, in ``lib``."""
     rng = np.random.default_rng(0)
@@ -155,7 +182,8 @@ def main(argv=None) -> int:
                          "math: sorting, linalg, fft, random (issues 14, 15)")
     args = ap.parse_args(argv)
     make = SETS[args.set]
-    results = {"gpunb_file": gp.__file__, "calls": args.calls, "gpunb": {}, "cupy": {}}
+    results = {"gpunb_file": gp.__file__, "calls": args.calls, "gpunb": {}, "cupy": {},
+               "torch": {}}
     ours = make(gp, np)
     try:
         import cupy as cp
@@ -163,25 +191,39 @@ def main(argv=None) -> int:
         theirs, cp_sync = make(cp, np), cp.cuda.Device().synchronize
     except ImportError:
         theirs = {}
+    torch_calls, torch_sync = {}, None
+    if args.set == "core":
+        try:
+            torch_calls, torch_sync = torch_cases()
+        except ImportError:
+            pass
     for name, fn in ours.items():
         try:
             fn()
         except Exception as e:      # a function not built yet must not stop the others
             print(f"{name}: {type(e).__name__}: {e}")
             continue
-        best = [float("inf"), float("inf")]
+        best = [float("inf")] * 3
         for _ in range(args.rounds):        # one round each, in turn
             best[0] = min(best[0], per_call_us(fn, args.calls, sync=gp.synchronize, rounds=1))
             if name in theirs:
                 best[1] = min(best[1], per_call_us(theirs[name], args.calls, sync=cp_sync, rounds=1))
+            if name in torch_calls:
+                best[2] = min(best[2], per_call_us(torch_calls[name], args.calls, sync=torch_sync,
+                                                   rounds=1))
         results["gpunb"][name] = best[0]
         if name in theirs:
             results["cupy"][name] = best[1]
-    print(f"{'call (1000 float32)':24s} {'gpunb us':>9s} {'CuPy us':>9s} {'ratio':>6s}   ({gp.__file__})")
+        if name in torch_calls:
+            results["torch"][name] = best[2]
+    print(f"{'call (1000 float32)':24s} {'gpunb us':>9s} {'CuPy us':>9s} {'ratio':>6s} "
+          f"{'torch us':>9s} {'ratio':>6s}   ({gp.__file__})")
     for name, us in results["gpunb"].items():
-        ref = results["cupy"].get(name)
-        print(f"{name:24s} {us:9.2f} {'' if ref is None else f'{ref:9.2f}'} "
-              f"{'' if ref is None else f'{us / ref:6.2f}'}")
+        cols = []
+        for lib in ("cupy", "torch"):
+            ref = results[lib].get(name)
+            cols.append(f"{'':9s} {'':6s}" if ref is None else f"{ref:9.2f} {us / ref:6.2f}")
+        print(f"{name:24s} {us:9.2f} {' '.join(cols)}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=1)

@@ -129,6 +129,10 @@ def test_missing_library(monkeypatch):
 
 
 def test_fused_kernels_compile():
+    from tests.conftest import libcuda_loadable
+
+    if libcuda_loadable():      # a launch on made-up memory would fault a real GPU's context
+        pytest.skip("traces launches on made-up memory: for machines without a GPU driver")
     ip, idx = fake((5, 4), "int32"), fake((4,), "int32")
     for dt in FLOATS:
         d = fake((5, 4), dt)
