@@ -36,7 +36,7 @@ def __getattr__(name: str):
     if name in _registry.EARLY:
         from .core.runtime import early
 
-        early.start()
+        early.start(_registry.WARM)
     value = _registry.resolve(name)
     globals()[name] = value
     return value

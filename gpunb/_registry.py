@@ -35,6 +35,11 @@ SUBMEMBERS: dict[str, Entry] = {e.name: e for e in _TABLE if e.kind != "method" 
 METHODS: dict[str, Entry] = {e.method: e for e in _TABLE if e.method is not None}
 # the names that make an array (from host data or from nothing): the first access to one in
 # an expression begins the driver's start-up while its modules load (core/runtime/early.py)
+# ...and the modules the first ufunc and the first reduction import (~30 ms), imported while
+# cuInit runs
+WARM = ("gpunb._math.ufuncs", "gpunb.core.kernels.elementwise.run", "gpunb.core.runtime.store",
+        "gpunb.core.runtime.nvrtc", "gpunb.core.kernels.loader", "gpunb._math.sumprod",
+        "gpunb.core.kernels.reduction.run")
 EARLY = frozenset(e.name for e in ENTRIES.values() if e.name != "asnumpy" and e.target.split(":")[0]
                   in ("_creation.basic", "_creation.from_data", "_creation.ranges"))
 

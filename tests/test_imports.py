@@ -135,3 +135,35 @@ def test_the_driver_start_begins_only_where_an_array_is_about_to_be_made(code, b
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout.split()
     assert out[-1] == str(begun)
+
+
+def test_the_start_up_fills_the_drivers_time(tmp_path):
+    """early.wait (fake driver calls, no GPU): the warm modules are imported on the caller's
+    thread while the start-up thread is still in the driver, the binding's import starts
+    right before the context is made, and wait returns only when the start-up is done."""
+    (tmp_path / "warm_probe.py").write_text(
+        "from gpunb.core.runtime import early\nALIVE = early._thread.is_alive()\n")
+    code = f"""
+import sys, threading, time
+sys.path.insert(0, {str(tmp_path)!r})
+from gpunb.core.runtime import early, libcuda
+gate, calls = threading.Event(), []
+libcuda.lib = lambda: None
+libcuda.init = lambda: (gate.wait(10), ("CUDA_SUCCESS", (13, 0), 1))[1]
+libcuda.any_context_active = lambda: False
+libcuda.retain_primary = lambda ordinal: calls.append(("retain", ordinal))
+early.preload = lambda: calls.append("preload")
+def access():
+    early.start(("warm_probe",))
+access()
+time.sleep(0.05)        # (the first array's own imports, in the real sequence)
+threading.Timer(0.5, gate.set).start()
+t = time.perf_counter()
+early.wait()
+import warm_probe
+print(calls == ["preload", ("retain", 0)], warm_probe.ALIVE, time.perf_counter() - t > 0.4,
+      early._thread.is_alive())
+"""
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["True", "True", "True", "False"]

@@ -1,11 +1,14 @@
 """The driver's start-up begun while the first array's modules are imported.
 
 ``cuInit`` and the primary context take about 230 ms on an H100 host, in the driver with the
-GIL released; importing the modules behind ``gpunb.asarray`` (the array, the runtime, the
-arguments) took 12-14 ms more on top, one after the other. So the first access to an array-
-making name (``gpunb.asarray``, ``gpunb.zeros``...: :data:`gpunb._registry.EARLY`) in an
-expression starts ``cuInit`` and device 0's primary context on a thread, and those imports run
-meanwhile; :func:`wait` (the driver's first probe) joins it.
+GIL released; the Python around them ran one piece after another: the modules behind
+``gpunb.asarray`` (12-14 ms), the first ufunc's and reduction's modules (~30 ms) and
+cuda.bindings' driver module (the launches' binding, ~78 ms). So the first access to an
+array-making name (``gpunb.asarray``, ``gpunb.zeros``...: :data:`gpunb._registry.EARLY`) in
+an expression starts ``cuInit`` and device 0's primary context on a thread, and the Python
+fills the driver's time, each piece alone so that none waits for the GIL: the name's modules
+and then the ``warm`` modules (the caller's thread, during ``cuInit``), then the binding (its
+own thread, during the context's creation).
 
 Not from an import statement (``from gpunb import asarray`` at the top of a script): a
 process that initialises CUDA and then forks has children that cannot use it, and CuPy,
@@ -23,11 +26,14 @@ from . import libcuda
 
 _thread: threading.Thread | None = None
 _IMPORT_OPS = None      # the opcodes of `from m import x` and `from m import *`
+_warm: tuple[str, ...] = ()
+_found = False                      # the start-up thread loaded the driver library
 
 
-def start() -> None:
-    """Begin the driver's start-up on a thread, once, unless the caller's caller is an import."""
-    global _thread, _IMPORT_OPS
+def start(warm: tuple[str, ...] = ()) -> None:
+    """Begin the driver's start-up on a thread, once, unless the caller's caller is an import.
+    ``warm``: modules for :func:`wait` to import while ``cuInit`` runs."""
+    global _thread, _IMPORT_OPS, _warm
     if _thread is not None:
         return
     try:
@@ -42,18 +48,19 @@ def start() -> None:
     # `from gpunb import x` asks hasattr() from importlib's _handle_fromlist first
     if code.co_name == "_handle_fromlist" or code.co_code[frame.f_lasti] in _IMPORT_OPS:
         return
+    _warm = warm
     _thread = threading.Thread(target=_run, name="gpunb-driver-start", daemon=True)
     _thread.start()
 
 
 def _run() -> None:
+    global _found
     try:
         libcuda.lib()
+        _found = True
         if libcuda.init()[0] != "CUDA_SUCCESS" or libcuda.any_context_active():
             return
-        # the binding's import (~78 ms of Python) runs while the context is made (~125 ms in
-        # the driver, the GIL released), after the first array's own imports are done
-        preload()
+        preload()       # (only now: its import holds the GIL ~80 ms, the calls above need it)
         libcuda.retain_primary(0)
     except Exception:   # no driver, no device...: the driver's own probe says so, on its thread
         pass
@@ -64,7 +71,7 @@ _preloading = []
 
 def preload() -> None:
     """Import cuda.bindings' driver module (the launches' binding) on a background thread,
-    once: from the start-up thread above, else once the context exists (:mod:`.driver`). Its
+    once: from the start-up thread, else once the context exists (:mod:`.driver`). Its
     import overlaps the context's creation, or what the caller does next, instead of
     delaying the first launch. Not cuda.core, which a second thread must not import
     meanwhile (``driver.cuda_core``)."""
@@ -83,7 +90,20 @@ def preload() -> None:
 
 
 def wait() -> None:
-    """Until the start-up thread, if one was begun, is done."""
+    """Until the start-up thread, if one was begun, is done. Called once the first array's
+    modules are imported (the driver's first probe): the ``warm`` modules are imported here
+    first, while ``cuInit`` runs (the start-up thread needs the GIL only after it)."""
+    global _warm
     t = _thread
-    if t is not None:
-        t.join()
+    if t is None:
+        return
+    warm, _warm = _warm, ()
+    if warm and _found and t.is_alive():
+        import importlib
+
+        for name in warm:
+            try:
+                importlib.import_module(name)
+            except Exception:       # imported again where it is used, raising there
+                pass
+    t.join()
