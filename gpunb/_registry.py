@@ -178,11 +178,32 @@ def _operator(ufunc_name: str, role: str):
         f = implementation(ufunc_name)
         if ufunc_name == "power":
             return _power(f, role)
-        if role in ("forward", "unary"):
-            return (lambda self, other: f(self, other)) if role == "forward" else (lambda self: f(self))
-        if role == "reflected":
-            return lambda self, other: f(other, self)
-        return lambda self, other: f(self, other, out=self)
+        if role == "unary":
+            return lambda self: f(self)
+        if role == "inplace":
+            return lambda self, other: f(self, other, out=self)
+        from .core.kernels.fastgen import MISS
+
+        # the prepared call the ufunc used last, tried here first: the call through the
+        # ufunc object and its fast path is two more Python frames (~0.3 us of a + b)
+        if role == "forward":
+            def forward(self, other):
+                fast = f._last
+                if fast is not None:
+                    r = fast((self, other))
+                    if r is not MISS:
+                        return r
+                return f(self, other)
+            return forward
+
+        def reflected(self, other):
+            fast = f._last
+            if fast is not None:
+                r = fast((other, self))
+                if r is not MISS:
+                    return r
+            return f(other, self)
+        return reflected
     return build
 
 

@@ -120,3 +120,48 @@ def test_loops_match_numpy(lib, name):
                                            equal_nan=True)
             else:
                 _same(r, w)
+
+
+_NULL_GPU_OPERATORS = r"""
+import sys
+sys.path.insert(0, "benchmarks")
+import host_null_gpu
+host_null_gpu.install()
+import numpy as np
+import gpunb as gp
+from gpunb.core import ufunc
+from gpunb.core.runtime import fastcall
+launches, general = [], []
+record = fastcall._cu_launch
+fastcall._cu_launch = lambda *a: (launches.append(a[1]), record(*a))[1]
+slow = ufunc._fast_call
+ufunc._fast_call = lambda f, args: (general.append(f.name), slow(f, args))[1]
+a, b = gp.empty(1000, "float32"), gp.empty(1000, "float32")
+d = gp.empty(1000, "float64")
+out = []
+for _ in range(3):
+    out.append(((a + b).dtype.name, (2.0 + a).dtype.name, (a - 1).dtype.name, (a + d).dtype.name))
+print(repr((out[-1], len(launches), general)))
+"""
+
+
+def test_operators_replay_the_ufuncs_prepared_call():
+    """Without a GPU (the driver's calls made no-ops): a repeated a + b, 2.0 + a or a - 1
+    launches through the ufunc's last prepared call straight from the operator (no general
+    path), with NumPy's result types; a call of another signature (float32 + float64) misses
+    it and takes the ufunc's own path, every time it alternates."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-c", _NULL_GPU_OPERATORS], cwd=root, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    kinds, launches, general = ast.literal_eval(r.stdout.strip().splitlines()[-1])
+    assert kinds == ("float32", "float32", "float32", "float64")
+    assert launches == 12
+    # a + b, 2.0 + a and a - 1 take the general path on their first call only; add alternates
+    # between two signatures, so a + d always misses the last prepared call
+    assert general.count("subtract") == 1 and general.count("add") >= 4
