@@ -35,13 +35,13 @@ SUBMEMBERS: dict[str, Entry] = {e.name: e for e in _TABLE if e.kind != "method" 
 METHODS: dict[str, Entry] = {e.method: e for e in _TABLE if e.method is not None}
 # the names that make an array (from host data or from nothing): the first access to one in
 # an expression begins the driver's start-up while its modules load (core/runtime/early.py)
+EARLY = frozenset(e.name for e in ENTRIES.values() if e.name != "asnumpy" and e.target.split(":")[0]
+                  in ("_creation.basic", "_creation.from_data", "_creation.ranges"))
 # ...and the modules the first ufunc and the first reduction import (~30 ms), imported while
 # cuInit runs
 WARM = ("gpunb._math.ufuncs", "gpunb.core.kernels.elementwise.run", "gpunb.core.runtime.store",
         "gpunb.core.runtime.nvrtc", "gpunb.core.kernels.loader", "gpunb._math.sumprod",
         "gpunb.core.kernels.reduction.run")
-EARLY = frozenset(e.name for e in ENTRIES.values() if e.name != "asnumpy" and e.target.split(":")[0]
-                  in ("_creation.basic", "_creation.from_data", "_creation.ranges"))
 
 
 def operators() -> list[tuple[str, str, str]]:
@@ -184,26 +184,19 @@ def _operator(ufunc_name: str, role: str):
             return lambda self, other: f(self, other, out=self)
         from .core.kernels.fastgen import MISS
 
+        swap = role == "reflected"
+
         # the prepared call the ufunc used last, tried here first: the call through the
         # ufunc object and its fast path is two more Python frames (~0.3 us of a + b)
-        if role == "forward":
-            def forward(self, other):
-                fast = f._last
-                if fast is not None:
-                    r = fast((self, other))
-                    if r is not MISS:
-                        return r
-                return f(self, other)
-            return forward
-
-        def reflected(self, other):
+        def binary(self, other):
+            args = (other, self) if swap else (self, other)
             fast = f._last
             if fast is not None:
-                r = fast((other, self))
+                r = fast(args)
                 if r is not MISS:
                     return r
-            return f(other, self)
-        return reflected
+            return f(*args)
+        return binary
     return build
 
 

@@ -312,6 +312,7 @@ def test_first_blocks_come_from_the_slab_while_the_allocator_starts(monkeypatch)
     monkeypatch.setattr(driver._current, "stream", None)
     monkeypatch.setattr(memory.fastcall, "allocate", lambda pool, size, s: 0x9000000 + size)
     monkeypatch.setattr(memory.fastcall, "free", lambda ptr, s: None)
+    monkeypatch.setattr(warmup, "_started", set())
     pool = memory.MemoryPool()
     a, b = pool.malloc(4000), pool.malloc(1)
     assert (a.ptr, a.size, b.ptr, b.size) == (0x5000000, 4096, 0x5000000 + 4096, 512)
@@ -338,6 +339,11 @@ def test_first_blocks_come_from_the_slab_while_the_allocator_starts(monkeypatch)
     assert pool._warmup.live == 0
     pool._warmup.close()
     assert ("slab free", 0x5000000) in calls and calls.count(("slab", warmup.SLAB_BYTES)) == 1
+    # a later pool of the same context: the allocator has started, no thread and no slab
+    later = memory.MemoryPool()
+    e = later.malloc(100)
+    assert e.ptr == 0x9000000 + 512 and later._warmup._thread is None
+    assert calls.count(("slab", warmup.SLAB_BYTES)) == 1
 
 
 @gpu

@@ -21,6 +21,7 @@ from . import libcuda
 
 SLAB_BYTES = 1 << 20
 _ALIGN = 512            # the pool's rounding: a slab block is aligned as a pool block is
+_started: set[int] = set()      # contexts whose allocator has started: a later pool needs no slab
 
 
 class Warmup:
@@ -38,6 +39,10 @@ class Warmup:
         self._next = 0          # its next free byte
         self.live = 0           # bytes of slab blocks not yet dropped (the pool's used_bytes)
         self._ctx = ctx_handle
+        self._thread = None
+        if ctx_handle in _started:
+            self.done = True
+            return
         self._thread = threading.Thread(target=self._run, args=(pool, stream),
                                         name="gpunb-pool-start", daemon=True)
         self._thread.start()
@@ -50,13 +55,15 @@ class Warmup:
             libcuda.check(d.cuMemAllocFromPoolAsync(ctypes.byref(ptr), _ALIGN, pool, stream),
                           "the memory pool's first allocation")
             libcuda.check(d.cuMemFreeAsync(ptr.value, stream), "the memory pool's first free")
+            _started.add(self._ctx)
         except Exception as e:      # the caller's own pool allocation raises it where it matters
             self.error = e
         self.done = True
 
     def wait(self) -> None:
         """Until the thread is done (its error, if any, is left for the pool's own calls)."""
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
 
     def carve(self, nbytes: int) -> int:
         """The address of a slab block of ``nbytes`` (rounded as the pool rounds), or 0 when
@@ -76,7 +83,7 @@ class Warmup:
     def close(self) -> None:
         """Free the slab, unless a block of it is still alive (arrays outlive a context reset:
         the slab then stays, 1 MiB)."""
-        self._thread.join()
+        self.wait()
         if self._slab and not self.live:
             d = libcuda.lib()
             if not d.cuCtxSetCurrent(self._ctx):
