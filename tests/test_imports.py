@@ -167,3 +167,32 @@ print(calls == ["preload", ("retain", 0)], warm_probe.ALIVE, time.perf_counter()
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout.split()
     assert out == ["True", "True", "True", "False"]
+
+
+def test_the_start_up_leaves_a_cuda_already_in_use_alone():
+    """early (fake driver calls, no GPU): where some device's primary context is active (another
+    library uses CUDA in this process), the start-up retains no context and imports nothing;
+    two threads reading an array-making name at once begin one start-up."""
+    code = """
+import threading
+from gpunb.core.runtime import early, libcuda
+calls = []
+libcuda.lib = lambda: None
+libcuda.init = lambda: ("CUDA_SUCCESS", (13, 0), 2)
+libcuda.any_context_active = lambda: True
+libcuda.retain_primary = lambda ordinal: calls.append(("retain", ordinal))
+early.preload = lambda: calls.append("preload")
+starts = []
+make = threading.Thread
+early.threading.Thread = lambda *a, **k: (starts.append(k.get("name")), make(*a, **k))[1]
+def access():
+    early.start(("json",))
+readers = [make(target=access) for _ in range(4)]
+for r in readers: r.start()
+for r in readers: r.join()
+early.wait()
+print(calls == [], starts == ["gpunb-driver-start"])
+"""
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["True", "True"]

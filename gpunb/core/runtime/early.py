@@ -28,6 +28,7 @@ _thread: threading.Thread | None = None
 _IMPORT_OPS = None      # the opcodes of `from m import x` and `from m import *`
 _warm: tuple[str, ...] = ()
 _found = False                      # the start-up thread loaded the driver library
+_lock = threading.Lock()            # two threads reading gpunb.asarray at once start one
 
 
 def start(warm: tuple[str, ...] = ()) -> None:
@@ -48,9 +49,11 @@ def start(warm: tuple[str, ...] = ()) -> None:
     # `from gpunb import x` asks hasattr() from importlib's _handle_fromlist first
     if code.co_name == "_handle_fromlist" or code.co_code[frame.f_lasti] in _IMPORT_OPS:
         return
-    _warm = warm
-    _thread = threading.Thread(target=_run, name="gpunb-driver-start", daemon=True)
-    _thread.start()
+    with _lock:
+        if _thread is None:
+            _warm = warm
+            _thread = threading.Thread(target=_run, name="gpunb-driver-start", daemon=True)
+            _thread.start()
 
 
 def _run() -> None:
