@@ -228,10 +228,9 @@ class MemoryPool:
         self._start()
         w = self._warmup
         if not w.done and not self._limit and not self._capturing:
-            ptr = w.carve(nbytes)
+            ptr, size = w.carve(nbytes)
             if ptr:
-                return _SlabAllocation(ptr, max((nbytes + 511) & ~511, 512), 0, w, self,
-                                       self.device_id)
+                return _SlabAllocation(ptr, size, 0, w, self, self.device_id)
         w.wait()
         self._handle = self._pending
         return None

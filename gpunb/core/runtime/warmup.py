@@ -65,20 +65,20 @@ class Warmup:
         if self._thread is not None:
             self._thread.join()
 
-    def carve(self, nbytes: int) -> int:
-        """The address of a slab block of ``nbytes`` (rounded as the pool rounds), or 0 when
-        the slab cannot hold it (the caller then waits and uses the pool)."""
+    def carve(self, nbytes: int) -> tuple[int, int]:
+        """(address, size) of a slab block of ``nbytes`` rounded as the pool rounds, or (0, 0)
+        when the slab cannot hold it (the caller then waits and uses the pool)."""
         size = max((nbytes + _ALIGN - 1) & ~(_ALIGN - 1), _ALIGN)
         if self._slab == 0:
             ptr = ctypes.c_uint64()
             if libcuda.lib().cuMemAlloc_v2(ctypes.byref(ptr), SLAB_BYTES):
-                return 0            # (out of memory or worse: the pool's call will say)
+                return 0, 0         # (out of memory or worse: the pool's call will say)
             self._slab = self._next = ptr.value
         if self._next + size > self._slab + SLAB_BYTES:
-            return 0
+            return 0, 0
         ptr, self._next = self._next, self._next + size
         self.live += size
-        return ptr
+        return ptr, size
 
     def close(self) -> None:
         """Free the slab, unless a block of it is still alive (arrays outlive a context reset:
