@@ -272,6 +272,38 @@ def test_plans_check_weak_int_range_every_call():
     check(f(x, -5), gp.asnumpy(x) - np.int8(5))
 
 
+def test_plans_replay_on_other_threads():
+    """A plan made on the main thread (whose replays fill objects of their own, with no
+    lock) replayed from other threads at once (the locked set), then again on the main
+    thread; reductions replayed the same way."""
+    import threading
+
+    @gp.fuse
+    def f(x, s):
+        return x * s + 1
+
+    hx = rand(1000, "float32")
+    x = gp.asarray(hx)
+    check(f(x, 2.0), hx * np.float32(2.0) + 1)
+    x.sum()
+    got = {}
+
+    def work(k):
+        for _ in range(20):
+            got[k] = (f(x, float(k)), x.sum())
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(4):
+        check(got[k][0], hx * np.float32(k) + 1)
+        check(got[k][1], np.asarray(hx.sum(dtype=np.float32)), rtol=1e-5)
+    check(f(x, 5.0), hx * np.float32(5.0) + 1)
+    assert len(f._plans) == 1
+
+
 def test_plans_launch_on_the_current_stream():
     @gp.fuse
     def f(x, y):

@@ -427,6 +427,24 @@ def test_random_equals_numpy(dtype, n):
 
 
 @gpu
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n", [1, 999, 4096])
+def test_prepared_draws_equal_the_general_path(dtype, n):
+    """Repeated draws of one size (the prepared draws after the first call) give the values
+    and state of a generator taking the general path every time."""
+    fast, slow = gp.random.default_rng(n), gp.random.default_rng(n)
+    for name, args, kw in [("standard_normal", (n,), {"dtype": dtype})] * 3 + [
+            ("normal", (1.5, 2.0, n), {})] * 2 + [
+            ("standard_exponential", (n,), {"dtype": dtype})] * 2 + [
+            ("random", (n,), {"dtype": dtype})] * 3:
+        x = getattr(fast, name)(*args, **kw)
+        slow._prepared.clear()
+        np.testing.assert_array_equal(x.get(), getattr(slow, name)(*args, **kw).get(), err_msg=name)
+        assert fast._state.counter == slow._state.counter
+        assert fast._state.buffer_pos == slow._state.buffer_pos
+
+
+@gpu
 @pytest.mark.parametrize("dtype", INT_DTYPES)
 def test_integers_equals_numpy(dtype):
     g, ng = _pair(42)
@@ -825,3 +843,83 @@ def test_legacy_api():
     p = gp.random.permutation(100).get()
     np.testing.assert_array_equal(np.sort(p), np.arange(100))
     assert len(gp.random.bytes(10)) == 10
+
+
+_NULL_GPU_DRAWS = r"""
+import ctypes, struct, sys
+sys.path.insert(0, "benchmarks")
+import host_null_gpu
+host_null_gpu.install()
+import numpy as np
+import gpunb as gp
+from gpunb.core.kernels.random import run
+from gpunb.core.runtime import fastcall
+
+launches, general = [], []
+record = fastcall._cu_launch
+def launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+    first = ctypes.c_void_p.from_address(params).value      # the out pointer's slot
+    second = ctypes.c_void_p.from_address(params + 8).value  # the argument struct's
+    size = 8 + struct.calcsize("@" + run._ARG_CODES) + (80 if general_kind[0] != "random" else 0)
+    launches.append((gx, bx, ctypes.string_at(second, size - 8)))
+    return record(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra)
+fastcall._cu_launch = launch
+general_kind = [""]
+for name in ("fill_random", "fill_dist"):
+    slow = getattr(run, name)
+    setattr(run, name, lambda *a, _slow=slow, _name=name: (general.append(_name), _slow(*a))[1])
+
+def state(g):
+    s = g.bit_generator._state
+    return (s.counter, s.buffer_pos, s.has_uint32, s.uinteger if s.has_uint32 else 0)
+
+calls = [("random", (1001,), {}), ("random", (1001,), {})] * 3 + [
+    ("random", (7,), {"dtype": np.float32})] * 3 + [
+    ("random", ((10, 100),), {"dtype": "float32"})] * 2 + [
+    ("standard_normal", (1000,), {"dtype": np.float32})] * 2 + [
+    ("standard_normal", (999,), {})] * 2 + [
+    ("normal", (2.0, 3.0, 513), {})] * 2 + [
+    ("standard_exponential", (64,), {"dtype": "float32"})] * 2 + [
+    ("random", (1001,), {})] * 2
+fast, slow = gp.random.default_rng(7), gp.random.default_rng(7)
+rows = []
+for name, args, kw in calls:
+    general_kind[0] = "random" if name == "random" else "dist"
+    launches.clear()
+    x = getattr(fast, name)(*args, **kw)
+    a = list(launches)
+    slow._prepared.clear()
+    launches.clear()
+    y = getattr(slow, name)(*args, **kw)
+    rows.append((name, x.shape == y.shape and x.dtype == y.dtype, a == launches, len(a),
+                 state(fast) == state(slow)))
+print(repr((rows, general.count("fill_random"), general.count("fill_dist"))))
+"""
+
+
+def test_prepared_draws_launch_and_advance_as_the_general_path():
+    """Without a GPU (the driver's calls made no-ops, the parameters read back at each
+    launch): repeated ``random``, ``standard_normal``, ``normal`` and ``standard_exponential``
+    calls of one size take the prepared draw (no general fill after the first call), pack the
+    same kernel parameters on the same grid and leave the same NumPy stream state as a
+    generator taking the general path every time: sizes that leave the state mid-block (1001,
+    999), a float32 draw of odd size (a pending half: the prepared draw leaves it to the
+    general path), tuple sizes."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-c", _NULL_GPU_DRAWS], cwd=root, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    rows, general_random, general_dist = ast.literal_eval(r.stdout.strip().splitlines()[-1])
+    for name, same_array, same_launch, count, same_state in rows:
+        assert same_array and same_launch and count == 1 and same_state, name
+    # the slow generator: one general fill per call (21 calls: 13 random, 8 dist); the fast
+    # one: the first call of each (size, dtype) and float32 draws with a half pending (7
+    # words: the 1st and 2nd of 3 calls; (10, 100) twice, after the third 7 left a half);
+    # float64 draws read no half (the 1001 draw's return after other sizes: once)
+    assert general_dist == 8 + 4
+    assert general_random == 13 + 1 + 2 + 2 + 1

@@ -168,7 +168,8 @@ def test_replayed_multi_launch_reductions_set_every_slot(monkeypatch):
     its launches as prepared ones, without a GPU: each launch sees the operand, the new
     result and the call's own temporary buffer in the slots its plan names, its constant
     parameters, grid and dynamic shared memory; the temporary buffer is freed after the
-    launches; another dtype= or shape is another plan."""
+    launches; on the main thread (slots of its own) and on another (the locked set); another
+    dtype= or shape is another plan."""
     import ctypes
     import itertools
 
@@ -226,16 +227,26 @@ def test_replayed_multi_launch_reductions_set_every_slot(monkeypatch):
     rrun._prepare("sum", x, (0,), True, np.float32, result, steps, 528 * 4)
     key = ("reduce:call", "sum", x._dtype, x._shape, x._strides, 0, (0,), True, np.float32)
     fast = ctx.prepared[key]
-    for _ in range(2):
+    import threading
+
+    for thread in (False, False, True, False):      # the main thread's slots, another thread's
         events.clear()
         seen.clear()
-        out = rrun.reduce("sum", x, axis=(0,), dtype=np.float32, keepdims=True)
+        if thread:
+            got = []
+            t = threading.Thread(target=lambda: got.append(
+                rrun.reduce("sum", x, axis=(0,), dtype=np.float32, keepdims=True)))
+            t.start()
+            t.join()
+            out, = got
+        else:
+            out = rrun.reduce("sum", x, axis=(0,), dtype=np.float32, keepdims=True)
         temp = events[0][1]
         assert events[0] == ("malloc", temp, 528 * 4)
         assert seen == [(11, 528, 256, 1024, 7, [x.data.ptr, temp, 0xABC]),
                         (12, 1, 512, 0, 7, [temp, out.data.ptr, 0xABC])]
         assert [e[0] for e in events] == ["malloc", "launch", "launch", "free"]
-    assert rrun._replay(fast, x).shape == (1,)
+    assert fast(x).shape == (1,)
     assert ctx.prepared.get(key[:-1] + (np.float64,)) is None     # dtype= is in the key
 
 
@@ -256,10 +267,20 @@ def extents(grid):
     return (tuple(grid) + (1, 1))[:3]
 def generic(function, grid, block, shared_mem, stream, params):
     log.append((function, extents(grid), shared_mem, pointers(params)))
-def prepared(self, stream, grid, block, shared_mem=0):
-    log.append((self.function, extents(grid), shared_mem, pointers(self.objects)))
+# prepared launches (replays write their cuLaunchKernel calls out): known by their
+# parameter array's address
+made = {}
+init = fastcall.Prepared.__init__
+def register(self, *a):
+    init(self, *a)
+    made[self._params] = self
+def cu_launch(fn, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra):
+    p = made[params]
+    log.append((p.function, (gx, gy, gz), shared_mem, pointers(p.objects)))
+    return (0,)
 fastcall.launch = generic
-fastcall.Prepared.launch_extents = prepared
+fastcall.Prepared.__init__ = register
+fastcall._cu_launch = cu_launch
 
 def named(calls):
     # each pointer by its first appearance in the call: the same plan gives the same names

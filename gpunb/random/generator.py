@@ -15,8 +15,11 @@ import operator
 import numpy as np
 
 from ..core import args, layout
+from ..core.kernels.fastgen import MISS
+from ..core.kernels.random import fastdraw
 from ..core.kernels.random import plan as pl
 from ..core.kernels.random import run
+from ..core.runtime import driver
 from ..core.ndarray import ndarray
 from ._derived import Derived
 from ._more import More
@@ -49,6 +52,14 @@ def _shape(size) -> tuple:
     if any(s < 0 for s in shape):
         raise ValueError("negative dimensions are not allowed")
     return shape
+
+
+def _same_size(kept, size) -> bool:
+    """``size`` is the ``kept`` one of a prepared draw (None, an int or a tuple of ints)."""
+    return kept is size or (size.__class__ in _SIZE_TYPES and kept == size)
+
+
+_SIZE_TYPES = (int, tuple)
 
 
 def _alloc(size, dtype) -> ndarray:
@@ -145,6 +156,22 @@ class Generator(Derived, More):
         if not isinstance(bit_generator, BitGenerator):
             raise TypeError("bit_generator must be a gpunb.random bit generator (gpunb.random.Philox)")
         self._bit_generator = bit_generator
+        # the prepared draws (fastdraw) of the last (size, dtype) of each method that has
+        # one: (size, dtype or what, device context, fast)
+        self._prepared = {}
+
+    def _prepare(self, method, size, key, out: ndarray, make) -> None:
+        """After a general draw into a new ``out``: keep ``make(shape)``'s prepared draw for
+        the repeat calls of ``size`` and ``key`` (not for a list ``size``, which could
+        change, nor for an empty draw)."""
+        kept = self._prepared.get(method)
+        ctx = driver.active
+        if kept is not None and kept[2] is ctx and kept[1] is key and _same_size(kept[0], size):
+            return                      # a miss of the draw's own (a pending half): keep it
+        if out._size == 0 or not (size is None or size.__class__ is int or (
+                size.__class__ is tuple and all(s.__class__ is int for s in size))):
+            return
+        self._prepared[method] = (size, key, ctx, make(out._shape))
 
     @property
     def bit_generator(self):
@@ -165,6 +192,19 @@ class Generator(Derived, More):
 
     def random(self, size=None, dtype=np.float64, out=None):
         """Floats in [0, 1) (NumPy's ``Generator.random``; its values, bit for bit)."""
+        if out is None:
+            kept = self._prepared.get("random")
+            if kept is not None and kept[1] is dtype and (
+                    kept[0] is size or (size.__class__ in _SIZE_TYPES and kept[0] == size)):
+                x = kept[3](self._bit_generator._state)
+                if x is not MISS:
+                    return x
+            dt = _float_dtype(dtype, "random")
+            x = _alloc(size, dt)
+            run.fill_random(self._state, x)
+            self._prepare("random", size, dtype, x, lambda shape: fastdraw.make_random(
+                run._fn("fill", "random", dt), shape, dt))
+            return x
         out = _out(out, size, _float_dtype(dtype, "random"))
         run.fill_random(self._state, out)
         return out
@@ -241,15 +281,39 @@ class Generator(Derived, More):
 
     def _affine(self, what, loc, scale, size, dtype=_F64, out=None):
         if not isinstance(loc, ndarray) and not isinstance(scale, ndarray):
-            out = _out(out, size, dtype)
-            run.fill_dist(self._state, out, what, loc, scale)
-            return out
+            if out is not None:
+                out = _out(out, size, dtype)
+                run.fill_dist(self._state, out, what, loc, scale)
+                return out
+            kept = self._prepared.get(what)
+            if kept is not None and kept[1] is dtype and _same_size(kept[0], size):
+                x = kept[3](self._bit_generator._state, loc, scale)
+                if x is not MISS:
+                    return x
+            x = _alloc(size, dtype)
+            run.fill_dist(self._state, x, what, loc, scale)
+            self._prepare(what, size, dtype, x, lambda shape: fastdraw.make_dist(
+                run._fn("dist", what, dtype), what, shape, dtype))
+            return x
         z = self._affine(what, 0.0, 1.0, _result_shape(size, [loc, scale]))
         return _ufunc("add")(loc, _ufunc("multiply")(scale, z)) if what != "exponential" \
             else _ufunc("multiply")(scale, z)
 
     def standard_normal(self, size=None, dtype=np.float64, out=None):
         """Standard normal samples (NumPy's ``Generator.standard_normal``; Box-Muller)."""
+        if out is None:
+            kept = self._prepared.get("standard_normal")
+            if kept is not None and kept[1] is dtype and (
+                    kept[0] is size or (size.__class__ in _SIZE_TYPES and kept[0] == size)):
+                x = kept[3](self._bit_generator._state)
+                if x is not MISS:
+                    return x
+            dt = _float_dtype(dtype, "standard_normal")
+            x = _alloc(size, dt)
+            run.fill_dist(self._state, x, "normal")
+            self._prepare("standard_normal", size, dtype, x, lambda shape: fastdraw.make_dist(
+                run._fn("dist", "normal", dt), "normal", shape, dt, standard=True))
+            return x
         return self._affine("normal", 0.0, 1.0, size, _float_dtype(dtype, "standard_normal"), out)
 
     def normal(self, loc=0.0, scale=1.0, size=None):

@@ -23,7 +23,7 @@ from ..kernels import ir
 from ..kernels.elementwise import codegen as ecg
 from ..kernels.elementwise.plan import classify
 from ..kernels.elementwise.run import launch
-from ..kernels.execute import scalar_object, set_scalar
+from ..kernels.execute import compile_launches, scalar_object, set_scalar
 from ..kernels.reduction import codegen as rcg
 from ..kernels.reduction import run as reduce_run
 from ..kernels.reduction.plan import geometry
@@ -85,14 +85,21 @@ class _Plan:
     chosen again, and no parameter object is built."""
 
     __slots__ = ("int_checks", "outputs", "temp_bytes", "tuple_result", "pointers", "scalars",
-                 "outs", "temp", "prepared", "lock")
+                 "outs", "temp", "prepared", "lock", "fast")
 
     def __init__(self, sources, int_checks, outputs, steps, temp_bytes, tuple_result):
-        # sources: per kernel operand (arg index, byte offset, None) or (arg index, 0, dtype)
+        self._objects(sources, outputs, steps, temp_bytes)
         self.int_checks = int_checks
         self.outputs = outputs          # ((shape, dtype), ...)
         self.temp_bytes = temp_bytes
         self.tuple_result = tuple_result
+        self.lock = threading.Lock()    # the objects are this plan's: one call at a time fills them
+        own = _Plan.__new__(_Plan)      # the main thread's objects, filled without the lock
+        own._objects(sources, outputs, steps, temp_bytes)
+        self.fast = _compile(self, own, sources)
+
+    def _objects(self, sources, outputs, steps, temp_bytes) -> None:
+        # sources: per kernel operand (arg index, byte offset, None) or (arg index, 0, dtype)
         n_ops, n_out = len(sources), len(outputs)
         # one object per call parameter (operands, outputs, temporary), shared by the steps
         objects = [ctypes.c_void_p() if dt is None else scalar_object(dt) for _, _, dt in sources]
@@ -104,7 +111,6 @@ class _Plan:
         self.scalars = tuple((objects[i], arg, dt) for i, (arg, _, dt) in enumerate(sources) if dt is not None)
         self.outs = tuple(objects[n_ops:n_ops + n_out])
         self.temp = objects[n_ops + n_out] if temp_bytes else None
-        self.lock = threading.Lock()    # the objects are this plan's: one call at a time fills them
 
     def run(self, args):
         for arg, dt in self.int_checks:
@@ -126,6 +132,40 @@ class _Plan:
                 p.launch(stream)
         del temp                        # a stream-ordered free, after the launches
         return tuple(results) if self.tuple_result else results[0]
+
+
+def _compile(plan: _Plan, own: _Plan, sources):
+    """``plan.run`` as Python source made once (:func:`compile_launches`): the main thread
+    fills ``own``'s objects and launches without a lock; other threads take ``plan.run``."""
+    ns = {"PLAN": plan, "empty": ndarray._empty, "pool": memory.get_default_memory_pool,
+          "set_scalar": set_scalar}
+    body = []
+    for k, (arg, dt) in enumerate(plan.int_checks):
+        ns[f"IC{k}"] = dt.type
+        body.append(f"IC{k}(args[{arg}])")      # NumPy's OverflowError for an int the loop cannot hold
+    for j, (obj, arg, dt) in enumerate(own.scalars):
+        ns[f"SC{j}"], ns[f"SD{j}"], ns[f"S{j}"] = dt.type, dt, obj
+        body.append(f"v{j} = SC{j}(args[{arg}])")
+    results = []
+    for k, (shape, dt) in enumerate(plan.outputs):
+        ns[f"SHAPE{k}"], ns[f"DT{k}"] = shape, dt
+        body.append(f"r{k} = empty(SHAPE{k}, DT{k})")
+        results.append(f"r{k}")
+    if plan.temp_bytes:
+        body.append(f"temp = pool().malloc({plan.temp_bytes})")   # freed (stream-ordered) on return
+    for i, (obj, arg, offset) in enumerate(own.pointers):
+        ns[f"P{i}"] = obj
+        body.append(f"P{i}.value = args[{arg}]._data.ptr" + (f" + {offset}" if offset else ""))
+    body += [f"set_scalar(S{j}, v{j}, SD{j})" for j in range(len(own.scalars))]
+    for k, obj in enumerate(own.outs):
+        ns[f"R{k}"] = obj
+        body.append(f"R{k}.value = r{k}._data.ptr")
+    if own.temp is not None:
+        ns["TEMP"] = own.temp
+        body.append("TEMP.value = temp.ptr")
+    ret = f"({', '.join(results)},)" if plan.tuple_result else results[0]
+    return compile_launches("args", ["return PLAN.run(args)"], body,
+                            tuple((p, 0) for p in own.prepared), ret, ns)
 
 
 class _Traced:
@@ -311,7 +351,7 @@ class Fused:
         if sig is not None:
             plan = self._plans.get(sig)
             if plan is not None:
-                return plan.run(args)
+                return plan.fast(args)
         key = tuple(_arg_key(a, i) for i, a in enumerate(args))
         t = self._trace(key)
         for arg, dt in t.int_checks:

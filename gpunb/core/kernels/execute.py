@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ndarray import ndarray
 from ..runtime import driver, fastcall, memory
 
 _CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
@@ -152,6 +153,53 @@ def launch_prepared(entry, pointers) -> None:
             slots[-1].value = temp.ptr
         for prepared, shared_mem in launches:
             prepared.launch_extents(handle, prepared.grid, prepared.block, shared_mem)
+
+
+def compile_launches(params: str, fallback, body, launches, ret: str, ns: dict):
+    """``fast(params)``: Python source made once for a prepared call, its launches written
+    out. The main thread runs ``body`` (lines: checks, allocations, setting the slots the
+    ``launches`` read: (:class:`~gpunb.core.runtime.fastcall.Prepared`, dynamic shared
+    memory) pairs of its own), launches without a lock and returns ``ret``; other threads run
+    ``fallback`` (lines ending in a return: the locked path on a second set of slots). ``ns``:
+    the names the lines read."""
+    ns = {**fastcall.stream_namespace(driver.active, driver._current, driver.stream_handle), **ns}
+    lines = [*fastcall.STREAM_SOURCE.splitlines(), "if get_ident() != MAIN:",
+             *("    " + ln for ln in fallback), *body]
+    ns["LAUNCHES"] = launches      # keeps the parameter arrays (PARAMS, addresses) alive
+    for i, (prepared, shared_mem) in enumerate(launches):
+        ns[f"FN{i}"], ns[f"PARAMS{i}"] = prepared._fn, prepared._params
+        grid, block = ", ".join(map(str, prepared.grid)), ", ".join(map(str, prepared.block))
+        lines += [f"err, = fc._cu_launch(FN{i}, {grid}, {block}, {shared_mem}, cu_stream, "
+                  f"PARAMS{i}, 0)",
+                  "if err:",
+                  "    raise failed(err)"]
+    source = f"def fast({params}):\n" + "".join(f"    {ln}\n" for ln in lines) + f"    return {ret}\n"
+    exec(source, ns)
+    return ns["fast"]
+
+
+def make_replay(steps, inputs: int, shape: tuple, dtype: np.dtype, temp_bytes: int = 0):
+    """``fast(x0, .., x{inputs-1})``: ``steps`` (their params: the inputs' pointers, the
+    result's, then with ``temp_bytes`` > 0 a temporary buffer's) replayed for gpunb arrays
+    ``x0..``, into a new array of ``shape`` and ``dtype``, which it returns (a reduction's
+    repeat call; :func:`compile_launches`). Other threads take :func:`launch_prepared` on a
+    second set of slots. None when :func:`prepare` refuses the steps."""
+    shared = prepare(steps, inputs + 1, temp_bytes)
+    own = prepare(steps, inputs + 1, temp_bytes)
+    if own is None:
+        return None
+    xs = ", ".join(f"x{i}" for i in range(inputs))
+    ptrs = [f"x{i}._data.ptr" for i in range(inputs)] + ["result._data.ptr"]
+    body = ["result = empty(SHAPE, DT)"]
+    if temp_bytes:
+        body.append(f"temp = pool().malloc({temp_bytes})")     # freed (stream-ordered) on return
+        ptrs.append("temp.ptr")
+    body += [f"SLOTS[{i}].value = {p}" for i, p in enumerate(ptrs)]
+    fallback = ["result = empty(SHAPE, DT)",
+                f"launch_prepared(SHARED, ({', '.join(ptrs[:inputs + 1])},))", "return result"]
+    return compile_launches(xs, fallback, body, own[0], "result", {
+        "empty": ndarray._empty, "SHARED": shared, "launch_prepared": launch_prepared,
+        "SHAPE": shape, "DT": dtype, "pool": memory.get_default_memory_pool, "SLOTS": own[1]})
 
 
 def replay(key, make, pointers) -> None:

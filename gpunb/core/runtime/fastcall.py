@@ -109,6 +109,27 @@ def packed(codes):
     return layout.pack_into, buffer, objects + [buffer]
 
 
+# the current stream's wrapper (cu_stream) in generated calls: the default stream's, made
+# once, when this thread has the device's context current and no stream set
+STREAM_SOURCE = """cur = current
+if cur.stream is None and cur.ctx is CTX:
+    cu_stream = DEFAULT_STREAM
+else:
+    stream = stream_handle()
+    cu_stream = streams.get(stream) or make_stream(stream)
+"""
+
+
+def stream_namespace(ctx, current, stream_handle) -> dict:
+    """The names :data:`STREAM_SOURCE` and a launch's error check read: the device context
+    ``ctx``, its default stream's wrapper, the driver module's per-thread state ``current``
+    and ``stream_handle``; the main thread's ident."""
+    return {"fc": sys.modules[__name__], "CTX": ctx, "DEFAULT_STREAM": _stream(ctx.default_handle),
+            "current": current, "stream_handle": stream_handle, "streams": _streams,
+            "make_stream": _stream, "failed": _failed, "get_ident": threading.get_ident,
+            "MAIN": threading.main_thread().ident}
+
+
 def launch_source(indent: str, values: str, grid: str, block: str, shared_mem: str,
                   on_overflow: str | None = None) -> str:
     """The launch as Python source for generated prepared calls: pack the parameters (the
@@ -130,12 +151,7 @@ def launch_source(indent: str, values: str, grid: str, block: str, shared_mem: s
                 f"err, = fc._cu_launch(FN, {grid}, {block}, {shared_mem}, cu_stream, {params}, 0)"]
 
     return "\n".join(indent + ln for ln in (
-        "cur = current",
-        "if cur.stream is None and cur.ctx is CTX:",
-        "    cu_stream = DEFAULT_STREAM",
-        "else:",
-        "    stream = stream_handle()",
-        "    cu_stream = streams.get(stream) or make_stream(stream)",
+        *STREAM_SOURCE.splitlines(),
         "if get_ident() == MAIN:",
         *("    " + ln for ln in launch("BUFFER", "PARAMS")),
         "else:",
@@ -151,10 +167,7 @@ def launch_namespace(function: int, codes, ctx, current, stream_handle) -> dict:
     buffers (the main thread's, the other threads'), the device context ``ctx`` and its
     default stream's wrapper, the per-thread state ``current`` and ``stream_handle`` of the
     driver module, the other threads' lock."""
-    ns = {"fc": sys.modules[__name__], "CTX": ctx, "DEFAULT_STREAM": _stream(ctx.default_handle),
-          "current": current, "stream_handle": stream_handle, "streams": _streams,
-          "make_stream": _stream, "failed": _failed, "lock": threading.Lock(),
-          "get_ident": threading.get_ident, "MAIN": threading.main_thread().ident,
+    ns = {**stream_namespace(ctx, current, stream_handle), "lock": threading.Lock(),
           "StructError": struct.error}
     for prefix in ("", "SHARED_"):
         pack, buffer, objects = packed(codes)

@@ -20,7 +20,7 @@ from ...errors import warn
 from ...runtime import driver
 from ...ndarray import ndarray
 from .. import loader
-from ..execute import execute, launch_prepared, operand_params, prepare
+from ..execute import execute, make_replay, operand_params
 from . import codegen as rc
 from .ir import SPECS, kernel_for, mean_dtype, moment_kernel, result_dtype
 from .plan import geometry, steps
@@ -109,7 +109,7 @@ def reduce(func: str, a, axis=None, dtype=None, out=None, keepdims=False):
     if key is not None and ctx is not None:
         fast = ctx.prepared.get(key)
         if fast is not None:
-            return _replay(fast, a)
+            return fast(a)
     x = args.array(a, func)
     axes = _axes(func, axis, x.ndim)
     rdt = result_dtype(func, x.dtype, args.dtype(dtype))
@@ -142,17 +142,10 @@ def _call_key(kind, func, a, axis, keepdims, dtype, out, *rest):
 
 
 def _prepare(func, x, axis, keepdims, dtype, result, launches, temp_bytes) -> None:
-    prepared = prepare(launches, 2, temp_bytes)         # the operand, the result
-    if prepared is not None:
+    fast = make_replay(launches, 1, result._shape, result._dtype, temp_bytes)
+    if fast is not None:
         driver.context().remember(_call_key("reduce:call", func, x, axis, keepdims, dtype, None),
-                                  (result._dtype, result._shape, prepared))
-
-
-def _replay(fast, x):
-    rdt, shape, prepared = fast
-    result = ndarray._empty(shape, rdt)
-    launch_prepared(prepared, (x._data.ptr, result._data.ptr))
-    return result
+                                  fast)
 
 
 def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -164,11 +157,8 @@ def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False
     if fast_key is not None and ctx is not None:
         fast = ctx.prepared.get(fast_key)
         if fast is not None:        # seen before with N - ddof > 0: nothing to warn of
-            axes, mdt, shape, rdt, prepared = fast
-            m = reduce("mean", a, axes, mdt, None, True)        # (its own replay)
-            result = ndarray._empty(shape, rdt)
-            launch_prepared(prepared, (a._data.ptr, m._data.ptr, result._data.ptr))
-            return result
+            axes, mdt, replay = fast
+            return replay(a, reduce("mean", a, axes, mdt, None, True))   # (its own replay)
     x = args.array(a, func)
     axes = args.axes(axis, x.ndim)
     dt = args.dtype(dtype)
@@ -186,7 +176,7 @@ def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False
                                [("array", x), ("outer", m._broadcast_to(x.shape))], x.shape, axes,
                                result, float(max(K - ddof, 0)), False)
     if fast_key is not None and launches and K - ddof > 0 and x is a:
-        prepared = prepare(launches, 3, temp_bytes)     # x, the mean, the result
-        if prepared is not None:
-            driver.context().remember(fast_key, (axes, mdt, result._shape, rdt, prepared))
+        replay = make_replay(launches, 2, result._shape, rdt, temp_bytes)   # x, the mean
+        if replay is not None:
+            driver.context().remember(fast_key, (axes, mdt, replay))
     return _deliver(result, out)

@@ -1,0 +1,119 @@
+"""Prepared small draws: ``Generator.random`` and the Box-Muller / inverse-CDF draws
+(``standard_normal``, ``normal``, ``standard_exponential``) as Python source made for one
+(kernel, size), compiled with ``exec`` once and kept by the generator: the repeat calls.
+
+A draw of 1000 values spent most of its host time in Python around a 5 us launch (a 23-field
+argument tuple built by a method call, a lookup of the prepared launch, its lock, the state's
+advance through three method calls). Here the allocation, the state's reading and advance
+(NumPy's, as :mod:`.plan` computes it; a CPU test ties the two) and the launch are one
+function's straight-line code, the element count a constant.
+
+The source holds only identifiers and constants made here, never a user's string.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...ndarray import ndarray
+from ...runtime import driver, fastcall
+from ..fastgen import MISS
+from . import codegen as cg
+from . import continuous
+from .plan import MASK64, SIGNED_FIELDS
+from .reference import ROUNDS, philox32_keys
+
+_C256 = (1 << 256) - 1
+_CODES = ["P", "".join("d" if f in cg.DOUBLES else "q" if f in SIGNED_FIELDS else "Q"
+                       for f in cg.ARG_FIELDS)]
+
+
+def _words(S: str) -> str:
+    return f"{S} & M64, ({S} >> 64) & M64, ({S} >> 128) & M64, {S} >> 192"
+
+
+def _namespace(function: int, codes, dtype: np.dtype) -> dict:
+    ns = {"MISS": MISS, "driver": driver, "empty": ndarray._empty, "DT": dtype, "M64": MASK64,
+          "C256": _C256, "philox32_keys": philox32_keys}
+    ns.update(fastcall.launch_namespace(function, codes, driver.active, driver._current,
+                                        driver.stream_handle))
+    return ns
+
+
+def make_random(function: int, shape: tuple, dtype: np.dtype):
+    """``fast(state)``: NumPy's ``random`` of ``shape`` (float64 or float32: 64- or 32-bit
+    words) through the ``fill random`` kernel ``function`` of the current device, or :data:`MISS`
+    (another device current, or a pending 32-bit half before a float32 draw: the general
+    path's)."""
+    n = 1
+    for s in shape:
+        n *= s
+    width = 64 if dtype.itemsize == 8 else 32
+    # 64-bit values the draw reads from lane o of block S: all n (float64), or n 32-bit
+    # words with no half pending, low halves first (float32)
+    u64s = n if width == 64 else (n + 1) >> 1
+    values = (f"out._data.ptr, {_words('S')}, k0, k1, o, {n}, nb, -1, 0, 0, 0, 0, "
+              f"0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0")
+    launch = fastcall.launch_source("    ", values, f"-(-nb // {cg.THREADS}), 1, 1",
+                                    f"{cg.THREADS}, 1, 1", "0")
+    half = ("    state.has_uint32 = True\n    state._uinteger = (state.counter, state.buffer_pos - 1)\n"
+            if width == 32 and n % 2 else "")
+    source = f"""
+def fast(state):
+    if driver.active is not CTX{" or state.has_uint32" if width == 32 else ""}:
+        return MISS
+    o = state.buffer_pos
+    if o >= 4:
+        S = (state.counter + 1) & C256
+        o = 0
+    else:
+        S = state.counter
+    nb = (o + {u64s + 3}) >> 2
+    k0, k1 = state.key
+    out = empty({shape!r}, DT)
+{launch}    last = o + {u64s - 1}
+    state.counter = (S + (last >> 2)) & C256
+    state.buffer_pos = (last & 3) + 1
+    state._drawn = True
+{half}    return out
+"""
+    ns = _namespace(function, _CODES, dtype)
+    exec(source, ns)
+    return ns["fast"]
+
+
+def make_dist(function: int, what: str, shape: tuple, dtype: np.dtype, standard: bool = False):
+    """``fast(state, loc, scale)``: ``loc + scale * X`` of ``shape``, X standard normal or
+    exponential (``what``), through the ``dist`` kernel ``function`` of the current device, as
+    ``run.fill_dist`` draws it; :data:`MISS` when another device is current. ``standard``:
+    ``fast(state)``, X itself."""
+    n = 1
+    for s in shape:
+        n *= s
+    nb = -(-n // cg.DIST_PER_BLOCK[what][dtype.itemsize])
+    grid = -(-nb // (cg.THREADS * continuous.BLOCKS_PER_THREAD[dtype.itemsize]))
+    # o = 1 when the kernel may not store vectors; f2 = 1 when loc and scale apply
+    affine = "0.0, 1.0, 0.0" if standard else "loc, scale, 0.0 if loc == 0.0 and scale == 1.0 else 1.0"
+    values = (f"ptr, {_words('S')}, k0, k1, 0 if ptr & 15 == 0 else 1, {n}, {nb}, -1, 0, 0, 0, 0, "
+              f"{affine}, 0.0, 0, 0, 0, 0, *keys")
+    launch = fastcall.launch_source("    ", values, f"{grid}, 1, 1", f"{cg.THREADS}, 1, 1", "0")
+    # the last key's 4x32 keys kept by identity (the key changes only with a new state)
+    source = f"""
+def fast(state{"" if standard else ", loc, scale"}):
+    if driver.active is not CTX:
+        return MISS
+    S = (state.counter + 1) & C256
+    key = state.key
+    if key is not KEYS[0]:
+        KEYS[:] = key, philox32_keys(key)
+    k0, k1, keys = KEYS[1]
+    out = empty({shape!r}, DT)
+    ptr = out._data.ptr
+{launch}    state.counter = (state.counter + {(nb + 1) >> 1}) & C256
+    state.buffer_pos = 4
+    return out
+"""
+    ns = _namespace(function, _CODES + [f"{2 * ROUNDS}I"], dtype)
+    ns["KEYS"] = [None, None]
+    exec(source, ns)
+    return ns["fast"]
