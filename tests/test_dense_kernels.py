@@ -34,6 +34,19 @@ def test_sources_compile_for_each_dtype():
         cg.kernel_for("int32")
 
 
+def test_static_shared_memory_is_the_cubins():
+    """The static shared memory the opt-in and the fits checks add is what NVRTC's cubin
+    declares for each entry point."""
+    from gpunb.core.build.compiler import compile_program
+    from gpunb.core.build.cubin import read_kernels
+    for dt in FLOATS:
+        k = cg.kernel_for(dt)
+        info = read_kernels(compile_program(cg.render(k), (), "sm_90").cubin)
+        for entry, name in (("gesv", k.gesv), ("potrf", k.potrf)):
+            assert info[name].shared_bytes == cg.static_shared_bytes(entry, dt), (dt, entry)
+            assert info[name + "_small"].shared_bytes == cg.static_shared_bytes(entry, dt, True)
+
+
 def test_shared_memory_sizes():
     # rows padded to an odd length; [A | B] for gesv, A alone for potrf
     assert cg.row_stride(64) == 65 and cg.row_stride(65) == 65

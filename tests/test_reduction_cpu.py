@@ -326,3 +326,26 @@ def test_replayed_calls_launch_what_the_first_call_launched(shape, cases):
     for case, (first, second, third) in json.loads(r.stdout.splitlines()[-1]).items():
         assert len(first) > 2, case                     # it launched something
         assert first == second == third, case
+
+
+def test_replay_of_steps_it_cannot_prepare_keeps_nothing(monkeypatch):
+    """``execute.replay`` of steps naming a parameter past the call's pointers: no entry is
+    kept (a later call would have launched None), and the launch fails as ``execute``'s."""
+    from gpunb.core.kernels import execute as ex
+    from gpunb.core.runtime import driver
+
+    class Ctx:
+        prepared = {}
+
+        def remember(self, key, value):
+            self.prepared[key] = value
+            return value
+
+    ctx = Ctx()
+    monkeypatch.setattr(driver, "active", ctx)
+    monkeypatch.setattr(driver, "stream_handle", lambda: 7)
+    bad = (ex.Step(11, (1,), (32,), (0, 3)),)
+    for _ in range(2):
+        with pytest.raises(IndexError):
+            ex.replay(("test.bad",), lambda: bad, (0x1000,))
+    assert ctx.prepared == {}

@@ -211,7 +211,12 @@ def replay(key, make, pointers) -> None:
     ctx = driver.active or driver.context()
     entry = ctx.prepared.get(key)
     if entry is None:
-        entry = ctx.remember(key, prepare(make(), len(pointers)))
+        steps = make()
+        entry = prepare(steps, len(pointers))
+        if entry is None:           # a step takes a parameter that is not a slot: unprepared
+            execute(steps, [ctypes.c_void_p(p) for p in pointers])
+            return
+        ctx.remember(key, entry)
     launch_prepared(entry, pointers)
 
 

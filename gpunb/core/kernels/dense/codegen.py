@@ -48,6 +48,18 @@ def potrf_shared_bytes(n: int, itemsize: int) -> int:
     return n * row_stride(n) * itemsize
 
 
+def static_shared_bytes(entry: str, dtype, small: bool = False) -> int:
+    """The static shared memory of entry point ``entry`` ('gesv' or 'potrf', ``small`` for
+    the ``_small`` ones) for ``dtype``: ``perm`` and ``rdiag``, or ``diag`` and ``rdiag`` in
+    the real type. It counts with the dynamic bytes against the 48 KiB a block has without
+    opting in, and against the opt-in limit (a CPU test reads it from the cubin)."""
+    dt = np.dtype(dtype)
+    max_n = SMALL_N if small else MAX_N
+    if entry == "gesv":
+        return max_n * (4 + dt.itemsize)
+    return 2 * max_n * (dt.itemsize // 2 if dt.kind == "c" else dt.itemsize)
+
+
 @dataclass(frozen=True)
 class DenseKernel:
     """The one-block ``gesv`` and ``potrf`` kernels for one dtype (float32, float64,

@@ -19,10 +19,8 @@ from .. import loader
 from ..execute import Step, execute
 from . import codegen as cg
 
-_DEFAULT_SHARED = 48 * 1024     # what a kernel may use without opting in
-# dynamic bytes above which a kernel opts in: its static shared memory (pivots, flags) counts
-# against the 48 KiB too (inv of 55 x 55 float64, 48840 dynamic bytes, failed to launch)
-_OPT_IN_FROM = 32 * 1024
+_DEFAULT_SHARED = 48 * 1024     # what a kernel may use without opting in (static included:
+# inv of 55 x 55 float64, 48840 dynamic bytes and 768 static, failed to launch before)
 _optin: dict[int, int] = {}      # device ordinal -> its opt-in shared memory per block
 _granted: dict[int, int] = {}    # CUfunction -> the dynamic shared memory it was allowed
 _KERNELS = {np.dtype(t): cg.kernel_for(t) for t in ("float32", "float64", "complex64", "complex128")}
@@ -44,12 +42,14 @@ def _limit() -> int:
 def fits_gesv(n: int, k: int, dtype: np.dtype) -> bool:
     """Whether ``n x n`` systems with ``k`` right-hand sides go to the one-block kernel."""
     return (0 < n <= cg.MAX_N and dtype in _KERNELS
-            and cg.gesv_shared_bytes(n, k, dtype.itemsize) <= _limit())
+            and cg.gesv_shared_bytes(n, k, dtype.itemsize)
+            + cg.static_shared_bytes("gesv", dtype, n <= cg.SMALL_N) <= _limit())
 
 
 def fits_potrf(n: int, dtype: np.dtype) -> bool:
     return (0 < n <= cg.MAX_N and dtype in _KERNELS
-            and cg.potrf_shared_bytes(n, dtype.itemsize) <= _limit())
+            and cg.potrf_shared_bytes(n, dtype.itemsize)
+            + cg.static_shared_bytes("potrf", dtype, n <= cg.SMALL_N) <= _limit())
 
 
 def _function(dtype: np.dtype, entry: str, n: int, shared: int) -> tuple[int, int]:
@@ -58,7 +58,8 @@ def _function(dtype: np.dtype, entry: str, n: int, shared: int) -> tuple[int, in
     lk = loader.get(cg, ("dense", k.dtype), lambda: k)
     small = n <= cg.SMALL_N
     f = lk.functions[getattr(k, entry) + ("_small" if small else "")]
-    if shared > _OPT_IN_FROM and _granted.get(f, 0) < shared:
+    if (shared + cg.static_shared_bytes(entry, dtype, small) > _DEFAULT_SHARED
+            and _granted.get(f, 0) < shared):
         libcuda.allow_dynamic_shared(f, shared)
         _granted[f] = shared
     return f, cg.SMALL_THREADS if small else cg.THREADS
