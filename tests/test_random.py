@@ -877,13 +877,17 @@ calls = [("random", (1001,), {}), ("random", (1001,), {})] * 3 + [
     ("random", (7,), {"dtype": np.float32})] * 3 + [
     ("random", ((10, 100),), {"dtype": "float32"})] * 2 + [
     ("standard_normal", (1000,), {"dtype": np.float32})] * 2 + [
-    ("standard_normal", (999,), {})] * 2 + [
+    ("standard_normal", (999,), {})] * 3 + [
     ("normal", (2.0, 3.0, 513), {})] * 2 + [
     ("standard_exponential", (64,), {"dtype": "float32"})] * 2 + [
     ("random", (1001,), {})] * 2
 fast, slow = gp.random.default_rng(7), gp.random.default_rng(7)
 rows = []
-for name, args, kw in calls:
+for i, (name, args, kw) in enumerate(calls):
+    if i == 15:     # a new key between two prepared normals: its round keys packed again
+        st = gp.random.Philox(99).state
+        fast.bit_generator.state = st
+        slow.bit_generator.state = st
     general_kind[0] = "random" if name == "random" else "dist"
     launches.clear()
     x = getattr(fast, name)(*args, **kw)
@@ -904,7 +908,7 @@ def test_prepared_draws_launch_and_advance_as_the_general_path():
     same kernel parameters on the same grid and leave the same NumPy stream state as a
     generator taking the general path every time: sizes that leave the state mid-block (1001,
     999), a float32 draw of odd size (a pending half: the prepared draw leaves it to the
-    general path), tuple sizes."""
+    general path), tuple sizes, a new key between two prepared normals."""
     import ast
     import subprocess
     import sys
@@ -917,9 +921,9 @@ def test_prepared_draws_launch_and_advance_as_the_general_path():
     rows, general_random, general_dist = ast.literal_eval(r.stdout.strip().splitlines()[-1])
     for name, same_array, same_launch, count, same_state in rows:
         assert same_array and same_launch and count == 1 and same_state, name
-    # the slow generator: one general fill per call (21 calls: 13 random, 8 dist); the fast
+    # the slow generator: one general fill per call (22 calls: 13 random, 9 dist); the fast
     # one: the first call of each (size, dtype) and float32 draws with a half pending (7
     # words: the 1st and 2nd of 3 calls; (10, 100) twice, after the third 7 left a half);
     # float64 draws read no half (the 1001 draw's return after other sizes: once)
-    assert general_dist == 8 + 4
+    assert general_dist == 9 + 4
     assert general_random == 13 + 1 + 2 + 2 + 1

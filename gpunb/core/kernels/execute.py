@@ -197,9 +197,11 @@ def make_replay(steps, inputs: int, shape: tuple, dtype: np.dtype, temp_bytes: i
     body += [f"SLOTS[{i}].value = {p}" for i, p in enumerate(ptrs)]
     fallback = ["result = empty(SHAPE, DT)",
                 f"launch_prepared(SHARED, ({', '.join(ptrs[:inputs + 1])},))", "return result"]
-    return compile_launches(xs, fallback, body, own[0], "result", {
+    fast = compile_launches(xs, fallback, body, own[0], "result", {
         "empty": ndarray._empty, "SHARED": shared, "launch_prepared": launch_prepared,
         "SHAPE": shape, "DT": dtype, "pool": memory.get_default_memory_pool, "SLOTS": own[1]})
+    fast.launches, fast.temp_bytes = len(own[0]), temp_bytes     # (for tests and inspection)
+    return fast
 
 
 def replay(key, make, pointers) -> None:

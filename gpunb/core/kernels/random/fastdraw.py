@@ -13,6 +13,8 @@ The source holds only identifiers and constants made here, never a user's string
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from ...ndarray import ndarray
@@ -95,9 +97,10 @@ def make_dist(function: int, what: str, shape: tuple, dtype: np.dtype, standard:
     # o = 1 when the kernel may not store vectors; f2 = 1 when loc and scale apply
     affine = "0.0, 1.0, 0.0" if standard else "loc, scale, 0.0 if loc == 0.0 and scale == 1.0 else 1.0"
     values = (f"ptr, {_words('S')}, k0, k1, 0 if ptr & 15 == 0 else 1, {n}, {nb}, -1, 0, 0, 0, 0, "
-              f"{affine}, 0.0, 0, 0, 0, 0, *keys")
+              f"{affine}, 0.0, 0, 0, 0, 0")
     launch = fastcall.launch_source("    ", values, f"{grid}, 1, 1", f"{cg.THREADS}, 1, 1", "0")
-    # the last key's 4x32 keys kept by identity (the key changes only with a new state)
+    # the round keys (the last parameter) are packed into both buffers only when the key
+    # changes (a new state): the call packs the first two parameters
     source = f"""
 def fast(state{"" if standard else ", loc, scale"}):
     if driver.active is not CTX:
@@ -105,15 +108,22 @@ def fast(state{"" if standard else ", loc, scale"}):
     S = (state.counter + 1) & C256
     key = state.key
     if key is not KEYS[0]:
-        KEYS[:] = key, philox32_keys(key)
-    k0, k1, keys = KEYS[1]
+        k0, k1, keys = philox32_keys(key)
+        with lock:
+            pack_keys(BUFFER, KEYS_AT, *keys)
+            pack_keys(SHARED_BUFFER, KEYS_AT, *keys)
+        KEYS[:] = key, (k0, k1)
+    k0, k1 = KEYS[1]
     out = empty({shape!r}, DT)
     ptr = out._data.ptr
 {launch}    state.counter = (state.counter + {(nb + 1) >> 1}) & C256
     state.buffer_pos = 4
     return out
 """
-    ns = _namespace(function, _CODES + [f"{2 * ROUNDS}I"], dtype)
-    ns["KEYS"] = [None, None]
+    codes = _CODES + [f"{2 * ROUNDS}I"]
+    ns = _namespace(function, codes, dtype)
+    ns.update(KEYS=[None, None], pack=struct.Struct("@" + "".join(_CODES)).pack_into,
+              pack_keys=struct.Struct("@" + codes[-1]).pack_into,
+              KEYS_AT=struct.calcsize("@" + "".join(codes)) - struct.calcsize("@" + codes[-1]))
     exec(source, ns)
     return ns["fast"]
