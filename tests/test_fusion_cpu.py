@@ -593,3 +593,88 @@ def test_isclose_traces_into_the_callers_kernel():
     i3 = close_to_inf.inspect(a(10), arch=ARCH)
     assert (i1.kind, i2.kind, i3.kind) == ("elementwise", "reduction", "elementwise")
     _compile_all([i1, i2, i3])
+
+
+_NULL_GPU_PLANS = r"""
+import ctypes, struct, sys, threading
+sys.path.insert(0, "benchmarks")
+import host_null_gpu
+host_null_gpu.install()
+import numpy as np
+import gpunb as gp
+from gpunb.core.ndarray import ndarray
+from gpunb.core.runtime import fastcall
+
+made, log = {}, []
+init = fastcall.Prepared.__init__
+def register(self, *a):
+    init(self, *a)
+    made[self._params] = self
+def values(p):
+    return [o.value if isinstance(o, ctypes.c_void_p) else bytes(o) for o in p.objects]
+def cu_launch(fn, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra):
+    p = made.get(params)
+    log.append(None if p is None else (p.function, gx, bx, values(p)))
+    return (0,)
+fastcall.Prepared.__init__ = register
+fastcall._cu_launch = cu_launch
+from gpunb.core.runtime import libcuda
+libcuda.set_current = lambda handle: None       # (another thread makes the context current)
+
+@gp.fuse
+def f(x, y, s):
+    return x[1:] * y[:-1] + s, x[1:] - s
+
+@gp.fuse
+def g(x, s):
+    return (x * s).sum()
+
+x, y = ndarray((1000,), np.float32), ndarray((1000,), np.float32)
+runs = []
+for k in range(6):
+    log.clear()
+    if k == 4:      # another thread: the plan's locked objects
+        got = []
+        t = threading.Thread(target=lambda: got.append((*f(x, y, 2.5), g(y, 3.0))))
+        t.start()
+        t.join()
+        a, b, c = got[0]
+    else:
+        a, b, c = (*f(x, y, 2.5), g(y, 3.0))
+    names = {}
+    rows = []
+    for row in log:
+        if row is None:     # (the first call's general launches: not prepared objects)
+            rows.append(None)
+            continue
+        fn, gx, bx, vals = row
+        rows.append((fn, gx, bx, [names.setdefault(v, len(names)) if isinstance(v, int)
+                                  else v.hex() if isinstance(v, bytes) else v for v in vals]))
+    runs.append((rows, a.shape, b.shape, c.shape, x.data.ptr + 4 in names, a.data.ptr in names,
+                 c.data.ptr in names))
+print(repr(runs))
+"""
+
+
+def test_plans_replay_from_their_source_as_the_locked_path():
+    """Without a GPU (the driver's calls made no-ops): fused calls with a scalar, views at
+    an offset taken inside the function and two results, and a split reduction (a temporary buffer), replay under their
+    plans' locks, then from
+    the plan's generated source (main thread) and the locked objects (another thread), each
+    launch with the same kernel, grid and parameters: the views' pointers at their offset,
+    the new results', the scalar's bytes."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-c", _NULL_GPU_PLANS], cwd=root, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    runs = ast.literal_eval(r.stdout.strip().splitlines()[-1])
+    first_replay = runs[1]
+    assert first_replay[0] and all(row is not None for row in first_replay[0])
+    for k, run in enumerate(runs[1:], 1):
+        assert run[0] == first_replay[0], k
+        assert run[1:] == ((999,), (999,), (), True, True, True), k

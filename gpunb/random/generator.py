@@ -62,6 +62,11 @@ def _same_size(kept, size) -> bool:
 _SIZE_TYPES = (int, tuple)
 
 
+def _noted(*args):
+    """The prepared draw of a (size, dtype) seen once: none yet, the general path's."""
+    return MISS
+
+
 def _alloc(size, dtype) -> ndarray:
     return ndarray._empty(_shape(size), dtype if isinstance(dtype, np.dtype) else np.dtype(dtype))
 
@@ -161,17 +166,20 @@ class Generator(Derived, More):
         self._prepared = {}
 
     def _prepare(self, method, size, key, out: ndarray, make) -> None:
-        """After a general draw into a new ``out``: keep ``make(shape)``'s prepared draw for
-        the repeat calls of ``size`` and ``key`` (not for a list ``size``, which could
-        change, nor for an empty draw)."""
+        """After a general draw into a new ``out``: note ``size`` and ``key``, and keep
+        ``make(shape)``'s prepared draw for them when the call before was the same (a loop
+        drawing a new size each time compiles nothing). Not for a list ``size`` (it could
+        change) nor an empty draw."""
         kept = self._prepared.get(method)
         ctx = driver.active
-        if kept is not None and kept[2] is ctx and kept[1] is key and _same_size(kept[0], size):
-            return                      # a miss of the draw's own (a pending half): keep it
+        if kept is not None and kept[2] is ctx and kept[1] == key and _same_size(kept[0], size):
+            if kept[3] is _noted:       # (else a miss of the draw's own, a pending half: keep it)
+                self._prepared[method] = (kept[0], kept[1], ctx, make(out._shape))
+            return
         if out._size == 0 or not (size is None or size.__class__ is int or (
                 size.__class__ is tuple and all(s.__class__ is int for s in size))):
             return
-        self._prepared[method] = (size, key, ctx, make(out._shape))
+        self._prepared[method] = (size, key, ctx, _noted)
 
     @property
     def bit_generator(self):

@@ -178,16 +178,39 @@ def compile_launches(params: str, fallback, body, launches, ret: str, ns: dict):
     return ns["fast"]
 
 
-def make_replay(steps, inputs: int, shape: tuple, dtype: np.dtype, temp_bytes: int = 0):
+COMPILE_AFTER = 2      # replays of a plan before its source is made (exec costs ~0.2 ms)
+
+
+def make_replay(steps, inputs: int, shape: tuple, dtype: np.dtype, temp_bytes: int = 0,
+                keep=None):
     """``fast(x0, .., x{inputs-1})``: ``steps`` (their params: the inputs' pointers, the
     result's, then with ``temp_bytes`` > 0 a temporary buffer's) replayed for gpunb arrays
     ``x0..``, into a new array of ``shape`` and ``dtype``, which it returns (a reduction's
-    repeat call; :func:`compile_launches`). Other threads take :func:`launch_prepared` on a
-    second set of slots. None when :func:`prepare` refuses the steps."""
+    repeat call). The first :data:`COMPILE_AFTER` replays launch :func:`prepare` d steps
+    under their lock; then ``keep(compiled)`` is given the plan's own source
+    (:func:`compile_launches`) to store in place of this function: a loop over ever new
+    shapes makes no source. None when :func:`prepare` refuses the steps."""
     shared = prepare(steps, inputs + 1, temp_bytes)
-    own = prepare(steps, inputs + 1, temp_bytes)
-    if own is None:
+    if shared is None:
         return None
+    calls = [0]
+
+    def fast(*xs):
+        calls[0] += 1
+        if calls[0] == COMPILE_AFTER and keep is not None:
+            keep(_compiled(steps, inputs, shape, dtype, temp_bytes, shared))
+        result = ndarray._empty(shape, dtype)
+        launch_prepared(shared, (*[x._data.ptr for x in xs], result._data.ptr))
+        return result
+
+    fast.launches, fast.temp_bytes = len(shared[0]), temp_bytes    # (for tests and inspection)
+    return fast
+
+
+def _compiled(steps, inputs, shape, dtype, temp_bytes, shared):
+    """:func:`make_replay`'s plan as source: the main thread fills slots of its own, other
+    threads take ``shared`` (the locked set)."""
+    own = prepare(steps, inputs + 1, temp_bytes)
     xs = ", ".join(f"x{i}" for i in range(inputs))
     ptrs = [f"x{i}._data.ptr" for i in range(inputs)] + ["result._data.ptr"]
     body = ["result = empty(SHAPE, DT)"]
@@ -200,7 +223,7 @@ def make_replay(steps, inputs: int, shape: tuple, dtype: np.dtype, temp_bytes: i
     fast = compile_launches(xs, fallback, body, own[0], "result", {
         "empty": ndarray._empty, "SHARED": shared, "launch_prepared": launch_prepared,
         "SHAPE": shape, "DT": dtype, "pool": memory.get_default_memory_pool, "SLOTS": own[1]})
-    fast.launches, fast.temp_bytes = len(own[0]), temp_bytes     # (for tests and inspection)
+    fast.launches, fast.temp_bytes = len(own[0]), temp_bytes
     return fast
 
 

@@ -142,10 +142,12 @@ def _call_key(kind, func, a, axis, keepdims, dtype, out, *rest):
 
 
 def _prepare(func, x, axis, keepdims, dtype, result, launches, temp_bytes) -> None:
-    fast = make_replay(launches, 1, result._shape, result._dtype, temp_bytes)
+    ctx = driver.context()
+    key = _call_key("reduce:call", func, x, axis, keepdims, dtype, None)
+    fast = make_replay(launches, 1, result._shape, result._dtype, temp_bytes,
+                       keep=lambda compiled: ctx.remember(key, compiled))
     if fast is not None:
-        driver.context().remember(_call_key("reduce:call", func, x, axis, keepdims, dtype, None),
-                                  fast)
+        ctx.remember(key, fast)
 
 
 def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -176,7 +178,9 @@ def moment(func: str, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False
                                [("array", x), ("outer", m._broadcast_to(x.shape))], x.shape, axes,
                                result, float(max(K - ddof, 0)), False)
     if fast_key is not None and launches and K - ddof > 0 and x is a:
-        replay = make_replay(launches, 2, result._shape, rdt, temp_bytes)   # x, the mean
+        ctx = driver.context()
+        replay = make_replay(launches, 2, result._shape, rdt, temp_bytes,   # x, the mean
+                             keep=lambda compiled: ctx.remember(fast_key, (axes, mdt, compiled)))
         if replay is not None:
-            driver.context().remember(fast_key, (axes, mdt, replay))
+            ctx.remember(fast_key, (axes, mdt, replay))
     return _deliver(result, out)
