@@ -436,6 +436,7 @@ def test_prepared_draws_equal_the_general_path(dtype, n):
     for name, args, kw in [("standard_normal", (n,), {"dtype": dtype})] * 4 + [
             ("normal", (1.5, 2.0, n), {})] * 3 + [
             ("standard_exponential", (n,), {"dtype": dtype})] * 3 + [
+            ("uniform", (-1, 2.5, n), {})] * 3 + [
             ("random", (n,), {"dtype": dtype})] * 4:
         x = getattr(fast, name)(*args, **kw)
         slow._prepared.clear()
@@ -880,6 +881,7 @@ calls = [("random", (1001,), {})] * 5 + [
     ("standard_normal", (999,), {})] * 4 + [
     ("normal", (2.0, 3.0, 513), {})] * 3 + [
     ("standard_exponential", (64,), {"dtype": "float32"})] * 3 + [
+    ("uniform", (-1, 2.5, 1001), {})] * 3 + [
     ("random", (1001,), {})] * 3
 fast, slow = gp.random.default_rng(7), gp.random.default_rng(7)
 rows = []
@@ -888,7 +890,7 @@ for i, (name, args, kw) in enumerate(calls):
         st = gp.random.Philox(99).state
         fast.bit_generator.state = st
         slow.bit_generator.state = st
-    general_kind[0] = "random" if name == "random" else "dist"
+    general_kind[0] = "random" if name in ("random", "uniform") else "dist"
     pending = fast.bit_generator._state.has_uint32
     launches.clear()
     before = len(general)
@@ -907,8 +909,8 @@ print(repr(rows))
 
 def test_prepared_draws_launch_and_advance_as_the_general_path():
     """Without a GPU (the driver's calls made no-ops, the parameters read back at each
-    launch): repeated ``random``, ``standard_normal``, ``normal`` and ``standard_exponential``
-    calls of one size take the prepared draw (no general fill after the second call), pack the
+    launch): repeated ``random``, ``uniform``, ``standard_normal``, ``normal`` and
+    ``standard_exponential`` calls of one size take the prepared draw (no general fill after the second call), pack the
     same kernel parameters on the same grid and leave the same NumPy stream state as a
     generator taking the general path every time: sizes that leave the state mid-block (1001,
     999), a float32 draw of odd size (a pending half: the prepared draw leaves it to the
@@ -932,4 +934,4 @@ def test_prepared_draws_launch_and_advance_as_the_general_path():
         # and a float32 random draw after an odd one left a 32-bit half pending
         want = run_index < 2 or (name == "random" and f32 and pending)
         assert took_general == want, (i, name, args)
-    assert sum(not r[4] for r in rows) == 11        # prepared draws taken
+    assert sum(not r[4] for r in rows) == 12        # prepared draws taken

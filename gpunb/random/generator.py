@@ -10,6 +10,7 @@ Marsaglia-Tsang gammas): the same distributions as NumPy's, not NumPy's values.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -60,6 +61,7 @@ def _same_size(kept, size) -> bool:
 
 
 _SIZE_TYPES = (int, tuple)
+_PLAIN = (int, float)           # scalar bounds the prepared uniform takes as written
 
 
 def _noted(*args):
@@ -262,6 +264,14 @@ class Generator(Derived, More):
 
     def uniform(self, low=0.0, high=1.0, size=None):
         """Floats in [low, high) (NumPy's ``Generator.uniform``; its values, bit for bit)."""
+        if low.__class__ in _PLAIN and high.__class__ in _PLAIN:
+            kept = self._prepared.get("uniform")      # (the repeat call: _param's floats)
+            if kept is not None and _same_size(kept[0], size):
+                lo, hi = float(low), float(high)
+                if math.isfinite(hi - lo):
+                    x = kept[3](self._bit_generator._state, lo, hi - lo)
+                    if x is not MISS:
+                        return x
         lo, hi = _param(low, "low"), _param(high, "high")
         if not isinstance(lo, ndarray) and not isinstance(hi, ndarray):
             rng = hi - lo
@@ -269,6 +279,8 @@ class Generator(Derived, More):
                 raise OverflowError("high - low range exceeds valid bounds")
             out = _alloc(size, _F64)
             run.fill_random(self._state, out, lo, rng)
+            self._prepare("uniform", size, _F64, out, lambda shape: fastdraw.make_random(
+                run._fn("fill", "random", _F64), shape, _F64, affine=True))
             return out
         rng = _ufunc("subtract")(hi, lo)
         _check([rng], lambda v, arr: _ufunc("logical_not")(_ufunc("isfinite")(v)),
@@ -326,6 +338,12 @@ class Generator(Derived, More):
 
     def normal(self, loc=0.0, scale=1.0, size=None):
         """Normal samples (NumPy's ``Generator.normal``)."""
+        if loc.__class__ in _PLAIN and scale.__class__ in _PLAIN and scale >= 0:
+            kept = self._prepared.get("normal")       # (the repeat call: _param's floats)
+            if kept is not None and kept[1] is _F64 and _same_size(kept[0], size):
+                x = kept[3](self._bit_generator._state, float(loc), float(scale))
+                if x is not MISS:
+                    return x
         loc, scale = _param(loc, "loc"), _param(scale, "scale")
         _check([scale], lambda v, arr: _ufunc("less")(v, 0) if arr else v < 0, "scale < 0")
         return self._affine("normal", loc, scale, size)

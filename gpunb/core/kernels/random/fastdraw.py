@@ -42,11 +42,12 @@ def _namespace(function: int, codes, dtype: np.dtype) -> dict:
     return ns
 
 
-def make_random(function: int, shape: tuple, dtype: np.dtype):
+def make_random(function: int, shape: tuple, dtype: np.dtype, affine: bool = False):
     """``fast(state)``: NumPy's ``random`` of ``shape`` (float64 or float32: 64- or 32-bit
     words) through the ``fill random`` kernel ``function`` of the current device, or :data:`MISS`
     (another device current, or a pending 32-bit half before a float32 draw: the general
-    path's)."""
+    path's). ``affine``: ``fast(state, low, rng)``, ``low + rng * u`` (NumPy's ``uniform``,
+    float64)."""
     n = 1
     for s in shape:
         n *= s
@@ -54,14 +55,14 @@ def make_random(function: int, shape: tuple, dtype: np.dtype):
     # 64-bit values the draw reads from lane o of block S: all n (float64), or n 32-bit
     # words with no half pending, low halves first (float32)
     u64s = n if width == 64 else (n + 1) >> 1
-    values = (f"out._data.ptr, {_words('S')}, k0, k1, o, {n}, nb, -1, 0, 0, 0, 0, "
-              f"0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0")
+    f = "low, rng, 1.0, 0.0" if affine else "0.0, 0.0, 0.0, 0.0"
+    values = f"out._data.ptr, {_words('S')}, k0, k1, o, {n}, nb, -1, 0, 0, 0, 0, {f}, 0, 0, 0, 0"
     launch = fastcall.launch_source("    ", values, f"-(-nb // {cg.THREADS}), 1, 1",
                                     f"{cg.THREADS}, 1, 1", "0")
     half = ("    state.has_uint32 = True\n    state._uinteger = (state.counter, state.buffer_pos - 1)\n"
             if width == 32 and n % 2 else "")
     source = f"""
-def fast(state):
+def fast(state{", low, rng" if affine else ""}):
     if driver.active is not CTX{" or state.has_uint32" if width == 32 else ""}:
         return MISS
     o = state.buffer_pos
