@@ -163,6 +163,19 @@ def test_warnings_point_at_the_callers_line():
         assert record[0].filename == __file__ and record[0].lineno == line
 
 
+class _FakeContext:
+    """What the prepared paths use of a device context (CPU tests)."""
+
+    default_handle = 7
+
+    def __init__(self):
+        self.prepared = {}
+
+    def remember(self, key, value):
+        self.prepared[key] = value
+        return value
+
+
 def test_replayed_multi_launch_reductions_set_every_slot(monkeypatch):
     """A reduction call seen before (here with dtype=, as Dask's chunk sums call it) replays
     its launches as prepared ones, without a GPU: each launch sees the operand, the new
@@ -193,15 +206,7 @@ def test_replayed_multi_launch_reductions_set_every_slot(monkeypatch):
         def malloc(self, size, stream=None):
             return Block(size)
 
-    class Ctx:
-        default_handle = 7
-        prepared = {}
-
-        def remember(self, key, value):
-            self.prepared[key] = value
-            return value
-
-    ctx = Ctx()
+    ctx = _FakeContext()
     monkeypatch.setattr(driver, "active", ctx)
     monkeypatch.setattr(driver, "context", lambda ordinal=None: ctx)
     monkeypatch.setattr(driver, "stream_handle", lambda: 7)
@@ -335,14 +340,7 @@ def test_replay_of_steps_it_cannot_prepare_keeps_nothing(monkeypatch):
     from gpunb.core.kernels import execute as ex
     from gpunb.core.runtime import driver
 
-    class Ctx:
-        prepared = {}
-
-        def remember(self, key, value):
-            self.prepared[key] = value
-            return value
-
-    ctx = Ctx()
+    ctx = _FakeContext()
     monkeypatch.setattr(driver, "active", ctx)
     monkeypatch.setattr(driver, "stream_handle", lambda: 7)
     bad = (ex.Step(11, (1,), (32,), (0, 3)),)

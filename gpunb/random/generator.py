@@ -183,6 +183,15 @@ class Generator(Derived, More):
             return
         self._prepared[method] = (size, key, ctx, _noted)
 
+    def _general(self, method, size, dtype, fill, make):
+        """A float draw's general path: ``fill(state, x)`` into a new array of ``size`` and
+        ``dtype``, then :meth:`_prepare` with ``make(shape, dtype)``."""
+        dt = _float_dtype(dtype, method)
+        x = _alloc(size, dt)
+        fill(self._state, x)
+        self._prepare(method, size, dtype, x, lambda shape: make(shape, dt))
+        return x
+
     @property
     def bit_generator(self):
         return self._bit_generator
@@ -209,12 +218,9 @@ class Generator(Derived, More):
                 x = kept[3](self._bit_generator._state)
                 if x is not MISS:
                     return x
-            dt = _float_dtype(dtype, "random")
-            x = _alloc(size, dt)
-            run.fill_random(self._state, x)
-            self._prepare("random", size, dtype, x, lambda shape: fastdraw.make_random(
-                run._fn("fill", "random", dt), shape, dt))
-            return x
+            return self._general("random", size, dtype, run.fill_random,
+                                 lambda shape, dt: fastdraw.make_random(
+                                     run._fn("fill", "random", dt), shape, dt))
         out = _out(out, size, _float_dtype(dtype, "random"))
         run.fill_random(self._state, out)
         return out
@@ -328,12 +334,11 @@ class Generator(Derived, More):
                 x = kept[3](self._bit_generator._state)
                 if x is not MISS:
                     return x
-            dt = _float_dtype(dtype, "standard_normal")
-            x = _alloc(size, dt)
-            run.fill_dist(self._state, x, "normal")
-            self._prepare("standard_normal", size, dtype, x, lambda shape: fastdraw.make_dist(
-                run._fn("dist", "normal", dt), "normal", shape, dt, standard=True))
-            return x
+            return self._general("standard_normal", size, dtype,
+                                 lambda state, x: run.fill_dist(state, x, "normal"),
+                                 lambda shape, dt: fastdraw.make_dist(
+                                     run._fn("dist", "normal", dt), "normal", shape, dt,
+                                     standard=True))
         return self._affine("normal", 0.0, 1.0, size, _float_dtype(dtype, "standard_normal"), out)
 
     def normal(self, loc=0.0, scale=1.0, size=None):
