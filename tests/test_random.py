@@ -401,6 +401,23 @@ def test_out_errors():
         g.random(3, out=fake((4,), "float64"))
 
 
+def test_generators_pickle_and_copy_without_their_prepared_draws():
+    """A generator holding prepared draws (generated code, ctypes buffers of a device) pickles
+    and deep-copies as its stream alone: the copy's state is the original's, and it prepares
+    its own draws."""
+    import copy
+    import ctypes
+    import pickle
+
+    g = gp.random.default_rng(5)
+    g.bit_generator.advance(12345)
+    g._prepared["random"] = (1000, np.float32, object(), lambda state: ctypes.c_void_p(1))
+    for h in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g)):
+        a, b = h._state, g._state
+        assert h._prepared == {} and (a.counter, a.key, a.buffer_pos) == (b.counter, b.key, b.buffer_pos)
+    assert "random" in g._prepared
+
+
 def test_seed_sequence_is_numpys():
     assert gp.random.SeedSequence is np.random.SeedSequence
     a, b = gp.random.Philox(3).spawn(2)

@@ -167,6 +167,11 @@ class Generator(Derived, More):
         # one: (size, dtype or what, device context, fast)
         self._prepared = {}
 
+    def __getstate__(self) -> dict:
+        # the prepared draws belong to a device context (generated code, ctypes buffers),
+        # not to the stream: a pickled or copied generator prepares its own
+        return {**self.__dict__, "_prepared": {}}
+
     def _prepare(self, method, size, key, out: ndarray, make) -> None:
         """After a general draw into a new ``out``: note ``size`` and ``key``, and keep
         ``make(shape)``'s prepared draw for them when the call before was the same (a loop
