@@ -23,7 +23,7 @@ from ..kernels import ir
 from ..kernels.elementwise import codegen as ecg
 from ..kernels.elementwise.plan import classify
 from ..kernels.elementwise.run import launch
-from ..kernels.execute import COMPILE_AFTER, compile_launches, scalar_object, set_scalar
+from ..kernels.execute import compile_launches, compiled_after_replays, scalar_object, set_scalar
 from ..kernels.reduction import codegen as rcg
 from ..kernels.reduction import run as reduce_run
 from ..kernels.reduction.plan import geometry
@@ -85,7 +85,7 @@ class _Plan:
     chosen again, and no parameter object is built."""
 
     __slots__ = ("int_checks", "outputs", "temp_bytes", "tuple_result", "pointers", "scalars",
-                 "outs", "temp", "prepared", "lock", "fast", "_made")
+                 "outs", "temp", "prepared", "lock", "fast")
 
     def __init__(self, sources, int_checks, outputs, steps, temp_bytes, tuple_result):
         self._objects(sources, outputs, steps, temp_bytes)
@@ -94,17 +94,17 @@ class _Plan:
         self.temp_bytes = temp_bytes
         self.tuple_result = tuple_result
         self.lock = threading.Lock()    # the objects are this plan's: one call at a time fills them
-        self.fast = self._counted       # the plan's source once it was replayed (exec: ~0.2 ms)
-        self._made = [0, sources, steps]
+        # the plan's source once it was replayed (exec: ~0.2 ms); the main thread's objects,
+        # filled without the lock, are its own
+        self.fast = compiled_after_replays(
+            self.run, lambda: _compile(self, _Plan._with_objects(sources, outputs, steps, temp_bytes)),
+            lambda fast: setattr(self, "fast", fast))
 
-    def _counted(self, args):
-        made = self._made
-        made[0] += 1
-        if made[0] == COMPILE_AFTER:
-            own = _Plan.__new__(_Plan)  # the main thread's objects, filled without the lock
-            own._objects(made[1], self.outputs, made[2], self.temp_bytes)
-            self.fast = _compile(self, own)
-        return self.run(args)
+    @staticmethod
+    def _with_objects(sources, outputs, steps, temp_bytes) -> "_Plan":
+        own = _Plan.__new__(_Plan)
+        own._objects(sources, outputs, steps, temp_bytes)
+        return own
 
     def _objects(self, sources, outputs, steps, temp_bytes) -> None:
         # sources: per kernel operand (arg index, byte offset, None) or (arg index, 0, dtype)

@@ -181,28 +181,40 @@ def compile_launches(params: str, fallback, body, launches, ret: str, ns: dict):
 COMPILE_AFTER = 2      # replays of a plan before its source is made (exec costs ~0.2 ms)
 
 
+def compiled_after_replays(locked, build, install):
+    """A prepared call that runs ``locked`` (the plan's locked path) and, at its
+    :data:`COMPILE_AFTER`-th call, gives ``install`` the source-made call ``build()`` to use
+    from then on: a loop over ever new shapes makes no source."""
+    calls = [0]
+
+    def call(*args):
+        calls[0] += 1
+        if calls[0] == COMPILE_AFTER:
+            install(build())
+        return locked(*args)
+    return call
+
+
 def make_replay(steps, inputs: int, shape: tuple, dtype: np.dtype, temp_bytes: int = 0,
                 keep=None):
     """``fast(x0, .., x{inputs-1})``: ``steps`` (their params: the inputs' pointers, the
     result's, then with ``temp_bytes`` > 0 a temporary buffer's) replayed for gpunb arrays
     ``x0..``, into a new array of ``shape`` and ``dtype``, which it returns (a reduction's
-    repeat call). The first :data:`COMPILE_AFTER` replays launch :func:`prepare` d steps
-    under their lock; then ``keep(compiled)`` is given the plan's own source
-    (:func:`compile_launches`) to store in place of this function: a loop over ever new
-    shapes makes no source. None when :func:`prepare` refuses the steps."""
+    repeat call). The first replays launch :func:`prepare` d steps under their lock; then
+    ``keep(compiled)`` is given the plan's own source (:func:`compile_launches`) to store in
+    place of this function (:func:`compiled_after_replays`). None when :func:`prepare`
+    refuses the steps."""
     shared = prepare(steps, inputs + 1, temp_bytes)
     if shared is None:
         return None
-    calls = [0]
 
-    def fast(*xs):
-        calls[0] += 1
-        if calls[0] == COMPILE_AFTER and keep is not None:
-            keep(_compiled(steps, inputs, shape, dtype, temp_bytes, shared))
+    def locked(*xs):
         result = ndarray._empty(shape, dtype)
         launch_prepared(shared, (*[x._data.ptr for x in xs], result._data.ptr))
         return result
 
+    fast = locked if keep is None else compiled_after_replays(
+        locked, lambda: _compiled(steps, inputs, shape, dtype, temp_bytes, shared), keep)
     fast.launches, fast.temp_bytes = len(shared[0]), temp_bytes    # (for tests and inspection)
     return fast
 
