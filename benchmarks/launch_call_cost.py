@@ -64,11 +64,17 @@ kex.restype = ctypes.c_int
 layout = struct.Struct("@7IPPI4x4P")
 buf = ctypes.create_string_buffer(layout.size)
 ca = ctypes.addressof(buf)
+# the same entry point through a prototype that keeps the GIL (ctypes.PYFUNCTYPE), its
+# arguments prebuilt objects (the config, function and parameter addresses made once)
+kex_gil = ctypes.PYFUNCTYPE(ctypes.c_int, vp, vp, vp, vp)(ctypes.cast(kex, vp).value)
+cfg, fn, pr = vp(ca), vp(0x1234), vp(pa)
 g = dict(globals())
 rows = {
     "cuda.bindings cuLaunchKernel": "driver.cuLaunchKernel(f, 4, 1, 1, 256, 1, 1, 0, s, pa, 0)",
     "ctypes cuLaunchKernel (11 args)": "k11(0x1234, 4, 1, 1, 256, 1, 1, 0, 0x5678, pa, None)",
     "ctypes cuLaunchKernelEx (4 args)": "kex(ca, 0x1234, pa, None)",
+    "ctypes cuLaunchKernelEx, prebuilt args": "kex(cfg, fn, pr, None)",
+    "ctypes cuLaunchKernelEx, GIL kept": "kex_gil(cfg, fn, pr, None)",
     "  + packing the config": "layout.pack_into(buf, 0, 4, 1, 1, 256, 1, 1, 0, 0x5678, 0, 0, 1, 2, 3, 4)",
 }
 for name, stmt in rows.items():

@@ -356,6 +356,97 @@ def test_ln_u_is_within_6_ulp_and_never_positive():
         assert rel.max() < 6 * 2.0 ** -24, (rcp, rel.max() / 2.0 ** -24)
 
 
+_LD = np.longdouble
+_LD_EXACT = np.finfo(np.longdouble).nmant >= 63     # x86's 80-bit: products of doubles nearly exact
+
+
+def _fma(a, b, c):
+    """A fused multiply-add of float64 arrays, rounded once (from 80-bit precision)."""
+    return (a.astype(_LD) * b.astype(_LD) + c.astype(_LD)).astype(np.float64)
+
+
+def _log_u53(u):
+    """The kernels' log_u53 step by step in float64 (continuous.D_LIB)."""
+    from gpunb.core.kernels.random.continuous import D_LN2, D_LOG
+
+    c = [np.float64(v) for v in D_LOG]
+    hi = (u.view(np.uint64) >> np.uint64(32)).astype(np.uint32).view(np.int32)
+    lo = u.view(np.uint64) & np.uint64(0xFFFFFFFF)
+    ebits = (hi - np.int32(0x3FE6A09E)) & np.int32(-(1 << 20))         # & 0xFFF00000
+    m = ((((hi - ebits).view(np.uint32)).astype(np.uint64) << np.uint64(32)) | lo).view(np.float64)
+    dk = (ebits >> 20).astype(np.float64)
+    f = m - 1.0
+    den = 2.0 + f
+    r = (1.0 / den).astype(np.float32).astype(np.float64)       # rcp.approx: ~2**-23
+    r = _fma(r, _fma(-den, r, np.ones_like(r)), r)
+    r = _fma(r, _fma(-den, r, np.ones_like(r)), r)
+    s = f * r
+    z = s * s
+    w = z * z
+    t1 = w * _fma(w, _fma(w, c[5] + 0 * w, c[3] + 0 * w), c[1] + 0 * w)
+    t2 = z * _fma(w, _fma(w, _fma(w, c[6] + 0 * w, c[4] + 0 * w), c[2] + 0 * w), c[0] + 0 * w)
+    hfsq = 0.5 * f * f
+    return dk * D_LN2[0] - ((hfsq - _fma(s, hfsq + (t2 + t1), dk * D_LN2[1])) - f)
+
+
+def _sincos_turn(a):
+    """The kernels' sincos_turn step by step in float64: sin and cos of 2 pi a."""
+    from gpunb.core.kernels.random.continuous import D_COS, D_SIN
+
+    q = np.rint(4.0 * a)
+    t = _fma(np.full_like(a, -0.25), q, a)
+    t2 = t * t
+    ps, pc = np.full_like(a, D_SIN[8]), np.full_like(a, D_COS[7])
+    for i in range(7, 0, -1):
+        ps = _fma(ps, t2, np.full_like(a, D_SIN[i]))
+    for i in range(6, -1, -1):
+        pc = _fma(pc, t2, np.full_like(a, D_COS[i]))
+    S, C = _fma(t * t2, ps, t * D_SIN[0]), _fma(pc, t2, np.ones_like(a))
+    qi = q.astype(np.int64)
+    x, y = np.where(qi & 1, C, S), np.where(qi & 1, S, C)
+    return np.where(qi & 2, -x, x), np.where((qi + 1) & 2, -y, y)
+
+
+def _ulps(got, want_ld):
+    want = want_ld.astype(np.float64)
+    return np.abs((got.astype(_LD) - want_ld) / np.spacing(np.abs(want)).astype(_LD)).astype(np.float64)
+
+
+@pytest.mark.skipif(not _LD_EXACT, reason="needs 80-bit long double for the reference")
+def test_float64_log_and_sincos_are_within_two_ulp():
+    """float64 normals' and exponentials' ln u (u in [2**-53, 1]) and the angle's sine and
+    cosine, evaluated as the kernels do with their tables, against long-double references:
+    random u and a, u near 2**-53 and 1 and around each split point sqrt(1/2) 2**-k, a near
+    the quarter turns (sine or cosine near 0, where a relative error shows first)."""
+    rng = np.random.default_rng(12)
+    k = np.concatenate([rng.integers(0, 1 << 53, 1 << 18, dtype=np.uint64),
+                        np.arange(4096, dtype=np.uint64), (1 << 53) - 1 - np.arange(4096, dtype=np.uint64)]
+                       + [np.arange(c - 500, c + 500, dtype=np.uint64)
+                          for c in (int(np.sqrt(0.5) * 2.0 ** (53 - j)) for j in range(1, 44))])
+    u = (k + np.uint64(1)).astype(np.float64) * 2.0 ** -53         # open_u: exact
+    got = _log_u53(u)
+    one = u == 1.0
+    assert one.any() and (got[one] == 0).all()
+    assert _ulps(got[~one], np.log(u[~one].astype(_LD))).max() <= 1.0
+    a = np.concatenate([rng.integers(0, 1 << 53, 1 << 18, dtype=np.uint64)]
+                       + [(np.arange(-2000, 2000) + q * (1 << 51)) % (1 << 53) for q in range(4)]
+                       ).astype(np.float64) * 2.0 ** -53                          # closed_u
+    s, c = _sincos_turn(a)
+    # the references from the exact reduction a = q / 4 + t (a long double 2 pi times a
+    # near 1 is off by more than the errors tested)
+    qa = np.rint(4 * a)
+    turn = 2 * _LD("3.14159265358979323846264338327950288") * (a - qa / 4).astype(_LD)
+    sin_t, cos_t, qa = np.sin(turn), np.cos(turn), qa.astype(int) % 4
+    ws = np.choose(qa, [sin_t, cos_t, -sin_t, -cos_t])
+    wc = np.choose(qa, [cos_t, -sin_t, -cos_t, sin_t])
+    quarter = 4 * a == np.rint(4 * a)        # exact quarter turns: exact results
+    assert quarter.sum() >= 4
+    assert _ulps(s[~quarter], ws[~quarter]).max() <= 2.0 and _ulps(c[~quarter], wc[~quarter]).max() <= 2.0
+    q = np.rint(4 * a[quarter]).astype(int) % 4
+    np.testing.assert_array_equal(s[quarter], np.array([0, 1, 0, -1])[q])
+    np.testing.assert_array_equal(c[quarter], np.array([1, 0, -1, 0])[q])
+
+
 # -- CPU: NumPy's errors ------------------------------------------------------------------------
 
 ERRORS = [
@@ -618,6 +709,31 @@ def test_float32_draws_are_within_a_few_ulp(what):
         np.testing.assert_allclose(got_r, want_r, rtol=2.0 ** -20, atol=0)
     small = want < 1e-4 if what == "exponential" else want_r < 1e-2
     assert small.sum() > 10          # the region __logf alone gets wrong is in the sample
+
+
+@gpu
+@pytest.mark.parametrize("what", ["normal", "exponential"])
+def test_float64_draws_are_within_a_few_ulp(what):
+    """float64 normals and exponentials (the kernels' own branch-free ln u, sine and cosine)
+    against NumPy's float64 transforms of the same Philox words, over 2**20 draws: each normal
+    within 4 ulp of its radius, each exponential within 2 ulp."""
+    g = gp.random.default_rng(80)
+    S, key = g._state.counter + 1, g._state.key
+    n = 1 << 20
+    draw = g.standard_normal if what == "normal" else g.standard_exponential
+    z = draw(n).get().reshape(-1, 2)
+    w = _philox32_words(n // 2, S, key)
+    x0, x1 = w[:, 0] | (w[:, 1] << np.uint64(32)), w[:, 2] | (w[:, 3] << np.uint64(32))
+    u0 = ((x0 >> np.uint64(11)) + np.uint64(1)).astype(np.float64) * 2.0 ** -53
+    if what == "exponential":
+        u1 = ((x1 >> np.uint64(11)) + np.uint64(1)).astype(np.float64) * 2.0 ** -53
+        want = -np.log(np.stack([u0, u1], axis=1))
+        np.testing.assert_allclose(z, want, rtol=2 * 2.0 ** -52, atol=0)
+    else:
+        r = np.sqrt(-2 * np.log(u0))
+        t = 2 * np.pi * (x1 >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+        want = np.stack([r * np.cos(t), r * np.sin(t)], axis=1)
+        assert (np.abs(z - want) <= 4 * 2.0 ** -52 * r[:, None] + 1e-300).all()
 
 
 @gpu

@@ -38,6 +38,69 @@ __device__ __forceinline__ float ln_u(u32 w) {
 
 """ % {"split": LN_U_SPLIT, "c2": LN_U_POLY[0], "c1": LN_U_POLY[1], "c0": LN_U_POLY[2]}
 
+# float64 normals' and exponentials' ln u and the angle's sine and cosine, branch-free (see
+# D_LIB): fdlibm's log kernel (its Lg1..Lg7, error < 2**-58.45 on its range; ln 2 split so
+# that e * LN2_HI is exact) and the Taylor series of sin(2 pi t), cos(2 pi t) for |t| <= 1/8,
+# truncated below 2**-60; tests/test_random.py checks the ulp errors in float64.
+D_LOG = (6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01,
+         2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01,
+         1.479819860511658591e-01)
+D_LN2 = (6.93147180369123816490e-01, 1.90821492927058770002e-10)
+# (2 pi)**(2k+1) / (2k+1)! with signs, k = 0..8, and (2 pi)**(2k) / (2k)!, k = 1..8
+D_SIN = (6.283185307179586, -41.34170224039976, 81.60524927607506, -76.70585975306139,
+         42.058693944897655, -15.09464257682299, 3.819952584848282, -0.7181223017785006,
+         0.10422916220813984)
+D_COS = (-19.739208802178716, 64.9393940226683, -85.45681720669373, 60.24464137187666,
+         -26.4262567833744, 7.903536371318469, -1.714390711088672, 0.28200596845579123)
+
+
+def _table(name: str, values) -> str:
+    return f"__constant__ double {name}[{len(values)}] = {{{', '.join(repr(float(v)) for v in values)}}};\n"
+
+
+D_LIB = (_table("gpunb_dlog", D_LOG + D_LN2) + _table("gpunb_dsin", D_SIN)
+         + _table("gpunb_dcos", D_COS) + r"""
+// ln u for u in [2**-53, 1] (open_u's values), within 1 ulp, with no branch: CUDA's log
+// tests for special inputs (two branches a call) and takes its 8 coefficients as
+// immediates (two uniform moves each); float64 normals are bound by their instruction count.
+// u = 2**e m, m in [sqrt(1/2), sqrt(2)), f = m - 1 exact, s = f / (2 + f) (s only enters the
+// small term s (hfsq + R), so rcp.approx and two Newton steps do), fdlibm's reconstruction.
+__device__ __forceinline__ double log_u53(double u) {
+    const int hi = __double2hiint(u), lo = __double2loint(u);
+    const int ebits = (hi - 0x3FE6A09E) & (int)0xFFF00000;
+    const double m = __hiloint2double(hi - ebits, lo);
+    const double dk = (double)(ebits >> 20);          // (an arithmetic shift)
+    const double f = m - 1.0, den = 2.0 + f;
+    double r;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(den));
+    r = fma(r, fma(-den, r, 1.0), r);
+    r = fma(r, fma(-den, r, 1.0), r);
+    const double s = f * r, z = s * s, w = z * z;
+    const double t1 = w * fma(w, fma(w, gpunb_dlog[5], gpunb_dlog[3]), gpunb_dlog[1]);
+    const double t2 = z * fma(w, fma(w, fma(w, gpunb_dlog[6], gpunb_dlog[4]), gpunb_dlog[2]), gpunb_dlog[0]);
+    const double hfsq = 0.5 * f * f;
+    return dk * gpunb_dlog[7] - ((hfsq - fma(s, hfsq + (t2 + t1), dk * gpunb_dlog[8])) - f);
+}
+
+// sin and cos of 2 pi a for a in [0, 1) (closed_u's values), within 1.5 ulp, with no branch:
+// a = q / 4 + t (q = rint(4 a), t in [-1/8, 1/8] exact), the series in t, then the quarter
+// turns q by swapping and negating.
+__device__ __forceinline__ void sincos_turn(double a, double* sn, double* cs) {
+    const double q = rint(4.0 * a);
+    const double t = fma(-0.25, q, a), t2 = t * t;
+    double ps = gpunb_dsin[8], pc = gpunb_dcos[7];
+    #pragma unroll
+    for (int i = 7; i >= 1; --i) ps = fma(ps, t2, gpunb_dsin[i]);
+    #pragma unroll
+    for (int i = 6; i >= 0; --i) pc = fma(pc, t2, gpunb_dcos[i]);
+    const double S = fma(t * t2, ps, t * gpunb_dsin[0]), C = fma(pc, t2, 1.0);
+    const int qi = (int)q;
+    const double x = (qi & 1) ? C : S, y = (qi & 1) ? S : C;
+    *sn = (qi & 2) ? -x : x;
+    *cs = ((qi + 1) & 2) ? -y : y;
+}
+""")
+
 LIB = r"""
 #define TWO_M53 (1.0 / 9007199254740992.0)
 // Uniforms in (0, 1] (log-safe) and [0, 1) from 64- and 32-bit words.
@@ -191,11 +254,11 @@ def kernel(k, per: int, THREADS: int, _CTYPE: dict) -> str:  # noqa: N803 (the t
             u = {"normal": """
         {
             double s, co;
-            const double r = sqrt(-2.0 * log(open_u(x0)));
-            sincospi(2.0 * closed_u(x1), &s, &co);
+            const double r = sqrt(-2.0 * log_u53(open_u(x0)));
+            sincos_turn(closed_u(x1), &s, &co);
             v[0] = r * co; v[1] = r * s;
         }""", "exponential": """
-        v[0] = -log(open_u(x0)); v[1] = -log(open_u(x1));""",
+        v[0] = -log_u53(open_u(x0)); v[1] = -log_u53(open_u(x1));""",
                  "uniform": """
         v[0] = closed_u(x0); v[1] = closed_u(x1);"""}[k.what]
         affine = ("v[h] = scale * v[h];" if k.what == "exponential" else
@@ -204,7 +267,7 @@ def kernel(k, per: int, THREADS: int, _CTYPE: dict) -> str:  # noqa: N803 (the t
         store = ("float4 t; t.x = v[0]; t.y = v[1]; t.z = v[2]; t.w = v[3];" if f32 else
                  "double2 t; t.x = v[0]; t.y = v[1];")
         vec = "float4" if f32 else "double2"
-        return f"""
+        return ("" if f32 else D_LIB) + f"""
 // The ten rounds' keys, made by the host (k + r * Weyl constant): each round's xor reads
 // its key from the parameter space as an operand, where adding the constants per thread
 // cost 18 of the kernel's ~150 instructions (float32 normals are bound by their count).
