@@ -368,9 +368,10 @@ def test_bad_args_container_and_shared_mem(many):
 
 def test_prepared_launch_replays_dims_and_threads(mod, monkeypatch):
     """The prepared launch (raw.module._prepare_fast) without a GPU: the grid and block of the
-    last call reused only for the very same objects, a changed grid launched as given, a
-    float grid or an out-of-range scalar a miss that launches nothing, and another thread
-    packing into its own buffer."""
+    last call reused only for the very same objects, a changed grid launched as given; a
+    float grid, an out-of-range scalar, a wrong scalar type, a host array, a stream given or
+    another device current go to the checked path with the call's arguments (launching
+    nothing here); another thread packs into its own buffer."""
     import struct
     import threading
 
@@ -390,33 +391,63 @@ def test_prepared_launch_replays_dims_and_threads(mod, monkeypatch):
     params = k.parameters(ARCH)
     x, y = (ndarray._view(MemoryPointer(p), (8,), (4,), np.dtype("f4"), None)
             for p in (0x40000, 0x50000))
-    fast = raw._prepare_fast(None, params, (np.float32(2), x, y, 8))
+    checked = []
+    fast = raw._prepare_fast(None, params, (np.float32(2), x, y, 8),
+                             lambda: lambda *a, **kw: checked.append((a, kw)) or "checked")
     g4, g8, b = (4,), (8, 2), (256,)
     raw._checked_dims.update({g4: ((4,), g4, (4, 1, 1)), g8: ((8, 2), g8, (8, 2, 1)),
                               b: ((256,), b, (256, 1, 1))})
-    assert fast(g4, b, (np.float32(2), x, y, 8), 0)
-    assert fast(g8, b, (2.5, x, y, 8), 0)
-    assert fast(g4, b, [np.float32(1), y, x, 7], 0)
+    assert fast(g4, b, (np.float32(2), x, y, 8)) is None
+    assert fast(g8, b, (2.5, x, y, 8), shared_mem=0) is None
+    assert fast(g4, b, [np.float32(1), y, x, 7]) is None
     assert [(gx, struct.unpack_from("@fPPi", p)) for _, gx, p in launched] == [
         (4, (2.0, 0x40000, 0x50000, 8)), (8, (2.5, 0x40000, 0x50000, 8)),
         (4, (1.0, 0x50000, 0x40000, 7))]
-    # misses launch nothing: a float grid equal to the cached one, an int32 out of range,
-    # a float64 scalar, a host array
-    for grid, args in [((4.0,), (np.float32(2), x, y, 8)), (g4, (np.float32(2), x, y, 2**31)),
-                       (g4, (np.float64(2), x, y, 8)), (g4, (np.float32(2), np.ones(8), y, 8))]:
-        assert not fast(grid, b, args, 0)
+    assert not checked
+    misses = [((4.0,), (np.float32(2), x, y, 8), {}), (g4, (np.float32(2), x, y, 2**31), {}),
+              (g4, (np.float64(2), x, y, 8), {}), (g4, (np.float32(2), np.ones(8), y, 8), {}),
+              (g4, (np.float32(2), x, y, 8), {"stream": 5}), (g4, (np.float32(2), x, y, 8), {"shared_mem": -1})]
+    for grid, args, kw in misses:
+        assert fast(grid, b, args, **kw) == "checked"
+    other = type("Ctx", (), {"default_handle": 8})()
+    monkeypatch.setattr(driver, "active", other)
+    assert fast(g4, b, (np.float32(2), x, y, 8)) == "checked"
+    monkeypatch.setattr(driver, "active", ctx)
     assert len(launched) == 3
+    assert [(a[0], a[2], kw) for a, kw in checked] == [
+        (grid, args, {"shared_mem": kw.get("shared_mem", 0), "stream": kw.get("stream")})
+        for grid, args, kw in misses + [(g4, (np.float32(2), x, y, 8), {})]]
     seen = []
     monkeypatch.setattr(raw.fastcall, "_cu_launch", lambda *a: (seen.append((a[1], a[9])), (0,))[1])
 
     def in_thread():
         driver._current.ctx, driver._current.stream = ctx, None
-        assert fast(g8, b, (np.float32(3), x, y, 5), 0)
-    fast(g4, b, (np.float32(3), x, y, 5), 0)
+        assert fast(g8, b, (np.float32(3), x, y, 5)) is None
+    fast(g4, b, (np.float32(3), x, y, 5))
     worker = threading.Thread(target=in_thread)
     worker.start()
     worker.join()
     assert [gx for gx, _ in seen] == [4, 8] and seen[0][1] != seen[1][1]
+
+
+def test_kernel_call_goes_to_its_prepared_launch(mod, monkeypatch):
+    """``kernel(...)`` runs the instance's ``_call`` (the class's ``__call__`` is a property):
+    the checked path until a launch prepares its signature, then the prepared launch, which
+    the kernel keeps per device; ``inspect.signature`` reads the launch's signature from a
+    kernel and the constructor's from the class."""
+    import inspect
+
+    from gpunb.core.kernels.raw import module as raw
+
+    k = mod.get_function("axpy<float>")
+    assert k._call == k._launch
+    calls = []
+    monkeypatch.setattr(k, "_call", lambda *a, **kw: calls.append((a, kw)))
+    k((1,), (32,), (1, 2), shared_mem=4)
+    assert calls == [(((1,), (32,), (1, 2)), {"shared_mem": 4})]
+    assert list(inspect.signature(k).parameters) == ["grid", "block", "args", "shared_mem", "stream"]
+    assert "code" in inspect.signature(gpunb.RawKernel).parameters
+    assert isinstance(raw.RawKernel.__dict__["__call__"], property)
 
 
 # -- construction errors and precompiled cubins ----------------------------------------------
