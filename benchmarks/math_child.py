@@ -104,6 +104,8 @@ def cases(rng):
                                                 draw("standard_exponential", N28, "float32"))
     out["standard_normal float64 2^27"] = ({"bytes": 8 * N28 // 2},
                                            draw("standard_normal", N28 // 2, "float64"))
+    out["standard_exponential float64 2^27"] = ({"bytes": 8 * N28 // 2},
+                                                draw("standard_exponential", N28 // 2, "float64"))
     out["random float64 2^27"] = ({"bytes": 8 * N28 // 2}, draw("random", N28 // 2, "float64"))
     out["integers int64 2^27"] = ({"bytes": 8 * N28 // 2}, draw("integers", N28 // 2, "int64"))
     return out
