@@ -361,8 +361,8 @@ _LD_EXACT = np.finfo(np.longdouble).nmant >= 63     # x86's 80-bit: products of 
 
 
 def _fma(a, b, c):
-    """A fused multiply-add of float64 arrays, rounded once (from 80-bit precision)."""
-    return (a.astype(_LD) * b.astype(_LD) + c.astype(_LD)).astype(np.float64)
+    """A fused multiply-add of float64 values, rounded once (from 80-bit precision)."""
+    return (np.asarray(a, _LD) * np.asarray(b, _LD) + np.asarray(c, _LD)).astype(np.float64)
 
 
 def _log_u53(u):
@@ -378,13 +378,13 @@ def _log_u53(u):
     f = m - 1.0
     den = 2.0 + f
     r = (1.0 / den).astype(np.float32).astype(np.float64)       # rcp.approx: ~2**-23
-    r = _fma(r, _fma(-den, r, np.ones_like(r)), r)
-    r = _fma(r, _fma(-den, r, np.ones_like(r)), r)
+    r = _fma(r, _fma(-den, r, 1.0), r)
+    r = _fma(r, _fma(-den, r, 1.0), r)
     s = f * r
     z = s * s
     w = z * z
-    t1 = w * _fma(w, _fma(w, c[5] + 0 * w, c[3] + 0 * w), c[1] + 0 * w)
-    t2 = z * _fma(w, _fma(w, _fma(w, c[6] + 0 * w, c[4] + 0 * w), c[2] + 0 * w), c[0] + 0 * w)
+    t1 = w * _fma(w, _fma(w, c[5], c[3]), c[1])
+    t2 = z * _fma(w, _fma(w, _fma(w, c[6], c[4]), c[2]), c[0])
     hfsq = 0.5 * f * f
     return dk * D_LN2[0] - ((hfsq - _fma(s, hfsq + (t2 + t1), dk * D_LN2[1])) - f)
 
@@ -394,14 +394,14 @@ def _sincos_turn(a):
     from gpunb.core.kernels.random.continuous import D_COS, D_SIN
 
     q = np.rint(4.0 * a)
-    t = _fma(np.full_like(a, -0.25), q, a)
+    t = _fma(-0.25, q, a)
     t2 = t * t
     ps, pc = np.full_like(a, D_SIN[8]), np.full_like(a, D_COS[7])
     for i in range(7, 0, -1):
-        ps = _fma(ps, t2, np.full_like(a, D_SIN[i]))
+        ps = _fma(ps, t2, D_SIN[i])
     for i in range(6, -1, -1):
-        pc = _fma(pc, t2, np.full_like(a, D_COS[i]))
-    S, C = _fma(t * t2, ps, t * D_SIN[0]), _fma(pc, t2, np.ones_like(a))
+        pc = _fma(pc, t2, D_COS[i])
+    S, C = _fma(t * t2, ps, t * D_SIN[0]), _fma(pc, t2, 1.0)
     qi = q.astype(np.int64)
     x, y = np.where(qi & 1, C, S), np.where(qi & 1, S, C)
     return np.where(qi & 2, -x, x), np.where((qi + 1) & 2, -y, y)

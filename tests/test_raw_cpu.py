@@ -367,7 +367,7 @@ def test_bad_args_container_and_shared_mem(many):
 
 
 def test_prepared_launch_replays_dims_and_threads(mod, monkeypatch):
-    """The prepared launch (raw.module._prepare_fast) without a GPU: the grid and block of the
+    """The prepared launch (raw.launch._prepare_fast) without a GPU: the grid and block of the
     last call reused only for the very same objects, a changed grid launched as given; a
     float grid, an out-of-range scalar, a wrong scalar type, a host array, a stream given or
     another device current go to the checked path with the call's arguments (launching
@@ -376,7 +376,7 @@ def test_prepared_launch_replays_dims_and_threads(mod, monkeypatch):
     import threading
 
     from gpunb.core.kernels import loader
-    from gpunb.core.kernels.raw import module as raw
+    from gpunb.core.kernels.raw import launch as raw
     from gpunb.core.ndarray import MemoryPointer, ndarray
     from gpunb.core.runtime import driver
     from tests import data
