@@ -322,7 +322,9 @@ def test_prepared_calls_pack_their_signature_and_miss_the_rest(monkeypatch):
         return ndarray._view(MemoryPointer(next(ptrs) if ptr is None else ptr), (n,),
                              (stride or dt.itemsize,), dt, None)
 
-    ctx = type("Ctx", (), {"default_handle": 7})()
+    # the pool the prepared calls allocate their outputs from
+    pool = type("Pool", (), {"malloc": lambda self, nbytes: MemoryPointer(next(ptrs))})()
+    ctx = type("Ctx", (), {"default_handle": 7, "pool": pool})()
     monkeypatch.setattr(driver, "active", ctx)
     monkeypatch.setattr(driver._current, "ctx", ctx)
     monkeypatch.setattr(driver._current, "stream", None)

@@ -164,6 +164,8 @@ def test_prepared_launch_sets_parameters_in_order(monkeypatch):
     class Ctx:
         prepared: dict = {}
         default_handle = 7
+        # the pool the prepared calls allocate their outputs from
+        pool = type("Pool", (), {"malloc": lambda self, nbytes: MemoryPointer(next(ptrs))})()
 
         def remember(self, key, value):     # DeviceContext.remember, without the limit
             self.prepared[key] = value

@@ -23,7 +23,32 @@ from .runtime.memory import MemoryPointer  # noqa: F401  (its public home: gpunb
 from .runtime.stream import current_stream_handle
 
 
-_C_STRIDES: dict = {}      # (shape, itemsize) -> C strides: the allocation hot path's one lookup
+C_STRIDES: dict = {}      # (shape, itemsize) -> C strides: the allocation hot path's one lookup
+
+
+def c_strides(shape: tuple, itemsize: int) -> tuple:
+    """The C strides of ``shape``, remembered in :data:`C_STRIDES` (a 0-d or 1-element shape's
+    are empty or any: ``C_STRIDES.get(...) or c_strides(...)`` may compute them again)."""
+    strides = layout.c_strides(shape, itemsize)
+    if len(C_STRIDES) < 4096:
+        C_STRIDES[(shape, itemsize)] = strides
+    return strides
+
+
+def empty_lines(var: str, shape: str, strides: str, size: str, dtype: str, nbytes: str) -> list[str]:
+    """Source lines that make ``var`` a new C-contiguous array: :meth:`ndarray._empty` written
+    out for generated prepared calls (its frame and size loop are a tenth of a small call's
+    host time). The arguments are expressions; the lines read :func:`empty_namespace`'s names."""
+    return [f"{var} = NEW(ndarray)", f"{var}._data = MALLOC({nbytes})",
+            f"{var}._shape, {var}._strides, {var}._dtype, {var}._base, {var}._size, {var}._cc = "
+            f"{shape}, {strides}, {dtype}, None, {size}, True"]
+
+
+def empty_namespace() -> dict:
+    """The names :func:`empty_lines` reads: the current device's pool's ``malloc`` (a prepared
+    call runs only on the device it was made on)."""
+    return {"ndarray": ndarray, "NEW": ndarray.__new__,
+            "MALLOC": memory.get_default_memory_pool().malloc}
 
 
 class Flags:
@@ -59,6 +84,7 @@ class ndarray:
     """
 
     __array_priority__ = 100
+    __slots__ = ("_data", "_shape", "_strides", "_dtype", "_base", "_size", "_cc", "__weakref__")
 
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
         shape = layout.new_shape(shape)
@@ -94,11 +120,7 @@ class ndarray:
         for s in shape:
             size *= s
         itemsize = dt.itemsize
-        strides = _C_STRIDES.get((shape, itemsize))
-        if strides is None:
-            strides = layout.c_strides(shape, itemsize)
-            if len(_C_STRIDES) < 4096:
-                _C_STRIDES[(shape, itemsize)] = strides
+        strides = C_STRIDES.get((shape, itemsize)) or c_strides(shape, itemsize)
         self = cls.__new__(cls)
         self._data = memory.get_default_memory_pool().malloc(size * itemsize)
         self._shape = shape

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ndarray import ndarray
+from ..ndarray import C_STRIDES, c_strides, empty_lines, empty_namespace, ndarray
 from ..runtime import driver, fastcall
 from .elementwise import plan as eplan
 
@@ -45,7 +45,7 @@ def make(args, conv, function: int, *, vec: int, block: int, out_dtypes=(), give
     16-byte boundary (the vector entry), else at least one not. ``result``: 'single', 'tuple'
     or 'none'. The grid: ``n / vec`` elements in blocks of ``block``, at most ``cap`` blocks."""
     ns = {"ndarray": ndarray, "MISS": MISS, "LIMIT": eplan.INT32_LIMIT, "driver": driver,
-          "empty": ndarray._empty}
+          "C_STRIDES": C_STRIDES, "c_strides": c_strides, **empty_namespace()}
     codes, checks, values, pointers, prelude, first = [], [], [], [], [], None
     for i, (a, c) in enumerate(zip(args, conv)):
         if type(a) is ndarray:
@@ -73,13 +73,20 @@ def make(args, conv, function: int, *, vec: int, block: int, out_dtypes=(), give
         return None
     bits = " | ".join(pointers)
     checks.append(f"({bits}) & 15" if aligned else f"not ({bits}) & 15")
-    outs = []
+    outs, sizes = [], set()
+    if out_dtypes:
+        prelude.append(f"    shape = x{first}._shape\n")
     for j, dt in enumerate(out_dtypes):
         ns[f"O{j}"] = dt
         outs.append(f"o{j}")
         codes.append("P")
         values.append(f"o{j}._data.ptr")
-        prelude.append(f"    o{j} = empty(x{first}._shape, O{j})\n")
+        size = dt.itemsize
+        if size not in sizes:
+            sizes.add(size)
+            prelude.append(f"    strides{size} = C_STRIDES.get((shape, {size})) or c_strides(shape, {size})\n")
+        prelude += [f"    {ln}\n" for ln in empty_lines(f"o{j}", "shape", f"strides{size}", "n", f"O{j}",
+                                                       f"n * {size}")]
     codes.append(count)
     values.append("n")
     ns.update(fastcall.launch_namespace(function, codes, driver.active, driver._current,

@@ -13,11 +13,12 @@ The source holds only identifiers and constants made here, never a user's string
 
 from __future__ import annotations
 
+import math
 import struct
 
 import numpy as np
 
-from ...ndarray import ndarray
+from ...ndarray import c_strides, empty_lines, empty_namespace
 from ...runtime import driver, fastcall
 from ..fastgen import MISS
 from . import codegen as cg
@@ -35,11 +36,19 @@ def _words(S: str) -> str:
 
 
 def _namespace(function: int, codes, dtype: np.dtype) -> dict:
-    ns = {"MISS": MISS, "driver": driver, "empty": ndarray._empty, "DT": dtype, "M64": MASK64,
-          "C256": _C256, "philox32_keys": philox32_keys}
+    ns = {"MISS": MISS, "driver": driver, "DT": dtype, "M64": MASK64,
+          "C256": _C256, "philox32_keys": philox32_keys, **empty_namespace()}
     ns.update(fastcall.launch_namespace(function, codes, driver.active, driver._current,
                                         driver.stream_handle))
     return ns
+
+
+def _empty_out(shape: tuple, dtype: np.dtype) -> str:
+    """Source making ``out``, the draw's new array (``ndarray._empty``, written out)."""
+    n = math.prod(shape)
+    lines = empty_lines("out", repr(shape), repr(c_strides(shape, dtype.itemsize)), str(n), "DT",
+                        str(n * dtype.itemsize))
+    return "".join(f"    {ln}\n" for ln in lines)
 
 
 def make_random(function: int, shape: tuple, dtype: np.dtype, affine: bool = False):
@@ -73,8 +82,7 @@ def fast(state{", low, rng" if affine else ""}):
         S = state.counter
     nb = (o + {u64s + 3}) >> 2
     k0, k1 = state.key
-    out = empty({shape!r}, DT)
-{launch}    last = o + {u64s - 1}
+{_empty_out(shape, dtype)}{launch}    last = o + {u64s - 1}
     state.counter = (S + (last >> 2)) & C256
     state.buffer_pos = (last & 3) + 1
     state._drawn = True
@@ -115,8 +123,7 @@ def fast(state{"" if standard else ", loc, scale"}):
             pack_keys(SHARED_BUFFER, KEYS_AT, *keys)
         KEYS[:] = key, (k0, k1)
     k0, k1 = KEYS[1]
-    out = empty({shape!r}, DT)
-    ptr = out._data.ptr
+{_empty_out(shape, dtype)}    ptr = out._data.ptr
 {launch}    state.counter = (state.counter + {(nb + 1) >> 1}) & C256
     state.buffer_pos = 4
     return out
