@@ -37,8 +37,9 @@ def c_strides(shape: tuple, itemsize: int) -> tuple:
 
 def empty_lines(var: str, shape: str, strides: str, size: str, dtype: str, nbytes: str) -> list[str]:
     """Source lines that make ``var`` a new C-contiguous array: :meth:`ndarray._empty` written
-    out for generated prepared calls (its frame and size loop are a tenth of a small call's
-    host time). The arguments are expressions; the lines read :func:`empty_namespace`'s names."""
+    out for generated prepared calls (its frame, size loop and pool lookup: 0.7k of ``a + b``'s
+    24.4k instructions). The arguments are expressions; the lines read
+    :func:`empty_namespace`'s names."""
     return [f"{var} = NEW(ndarray)", f"{var}._data = MALLOC({nbytes})",
             f"{var}._shape, {var}._strides, {var}._dtype, {var}._base, {var}._size, {var}._cc = "
             f"{shape}, {strides}, {dtype}, None, {size}, True"]
@@ -84,6 +85,8 @@ class ndarray:
     """
 
     __array_priority__ = 100
+    # no per-array dictionary (as NumPy's and CuPy's arrays: no new attributes), 1.3k of
+    # a + b's 27k instructions
     __slots__ = ("_data", "_shape", "_strides", "_dtype", "_base", "_size", "_cc", "__weakref__")
 
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):

@@ -273,7 +273,7 @@ class MemoryPool:
             size = (nbytes + 511) & ~511 if nbytes > 0 else 512
             cached = self._free.get((s, size))
             if cached:
-                # Allocation(...) without its __init__ frame: a tenth of a small call's host time
+                # Allocation(...) without its __init__ frame (1.1k of a + b's 26.6k instructions)
                 block = _new_allocation(Allocation)
                 block.ptr, block.size, block._stream, block._keep, block._pool, block.device_id = (
                     cached.pop(), size, s, st, self, self.device_id)
