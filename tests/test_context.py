@@ -77,3 +77,29 @@ def test_work_after_a_reset_uses_new_kernels_and_plans():
     np.testing.assert_array_equal(y.get(), x * 2)
     assert ctx.loaded and ctx.prepared
     assert gp.get_default_memory_pool() is ctx.pool
+
+
+def test_main_thread_state_mirrors_the_thread_local_one(monkeypatch):
+    """``driver.main`` (the hot paths' plain copy of the main thread's ``driver._current``)
+    follows every set and delete on the main thread, and no other thread's; the current
+    stream's handle reads it on the main thread and the thread-local state elsewhere."""
+    import threading
+
+    stream = type("S", (), {"handle": 1234})()
+    monkeypatch.setattr(driver._current, "stream", stream)
+    assert driver.main.stream is stream and driver.stream_handle() == 1234
+    seen = []
+
+    def other():
+        assert driver._current.stream is None          # a new thread's own state
+        driver._current.stream = type("S", (), {"handle": 99})()
+        seen.append(driver.stream_handle())
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    assert seen == [99] and driver.main.stream is stream and driver.stream_handle() == 1234
+    del driver._current.stream                          # back to the class's default
+    assert driver.main.stream is None is driver._current.stream
+    driver._current.stream = stream                     # (monkeypatch's undo deletes it)
+    for name in ("stream", "ctx", "core"):
+        assert getattr(driver.main, name) is getattr(driver._current, name)

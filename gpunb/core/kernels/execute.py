@@ -164,7 +164,7 @@ def compile_launches(params: str, fallback, body, launches, ret: str, ns: dict):
     ``fallback`` (lines ending in a return: the locked path on a second set of slots). ``ns``:
     the names the lines read."""
     ns = {**fastcall.stream_namespace(driver.active, driver._current, driver.stream_handle), **ns}
-    lines = [*fastcall.STREAM_SOURCE.splitlines(), "if get_ident() != MAIN:",
+    lines = [*fastcall.STREAM_SOURCE.splitlines(), "if not main:",
              *("    " + ln for ln in fallback), *body]
     ns["LAUNCHES"] = launches      # keeps the parameter arrays (PARAMS, addresses) alive
     for i, (prepared, shared_mem) in enumerate(launches):

@@ -110,8 +110,10 @@ def packed(codes):
 
 
 # the current stream's wrapper (cu_stream) in generated calls: the default stream's, made
-# once, when this thread has the device's context current and no stream set
-STREAM_SOURCE = """cur = current
+# once, when this thread has the device's context current and no stream set; ``main``: this
+# is the main thread (whose state driver.main holds in plain attributes)
+STREAM_SOURCE = """main = get_ident() == MAIN
+cur = MAIN_STATE if main else current
 if cur.stream is None and cur.ctx is CTX:
     cu_stream = DEFAULT_STREAM
 else:
@@ -123,11 +125,13 @@ else:
 def stream_namespace(ctx, current, stream_handle) -> dict:
     """The names :data:`STREAM_SOURCE` and a launch's error check read: the device context
     ``ctx``, its default stream's wrapper, the driver module's per-thread state ``current``
-    and ``stream_handle``; the main thread's ident."""
+    and ``stream_handle``; the main thread's ident and its state in plain attributes."""
+    from . import driver
+
     return {"fc": sys.modules[__name__], "CTX": ctx, "DEFAULT_STREAM": _stream(ctx.default_handle),
             "current": current, "stream_handle": stream_handle, "streams": _streams,
             "make_stream": _stream, "failed": _failed, "get_ident": threading.get_ident,
-            "MAIN": threading.main_thread().ident}
+            "MAIN": driver.MAIN, "MAIN_STATE": driver.main}
 
 
 def launch_source(indent: str, values: str, grid: str, block: str, shared_mem: str,
@@ -152,7 +156,7 @@ def launch_source(indent: str, values: str, grid: str, block: str, shared_mem: s
 
     return "\n".join(indent + ln for ln in (
         *STREAM_SOURCE.splitlines(),
-        "if get_ident() == MAIN:",
+        "if main:",
         *("    " + ln for ln in launch("BUFFER", "PARAMS")),
         "else:",
         "    with lock:",

@@ -253,7 +253,7 @@ class MemoryPool:
             pool = self._handle
         if stream is None:
             # driver.stream_handle(), inline: the stream object is wanted too (one read each)
-            cur = driver._current
+            cur = driver.main if driver.get_ident() == driver.MAIN else driver._current
             st = cur.stream             # None: the default stream (an owner never needed)
             if st is not None:
                 s = int(st.handle)
