@@ -45,6 +45,15 @@ def empty_lines(var: str, shape: str, strides: str, size: str, dtype: str, nbyte
             f"{shape}, {strides}, {dtype}, None, {size}, True"]
 
 
+def fixed_empty_lines(var: str, shape: tuple, dt: np.dtype, dtype: str) -> list[str]:
+    """:func:`empty_lines` for a ``shape`` and ``dt`` known when the source is made: the shape,
+    strides, size and byte count written in as constants (``dtype``: the name ``dt`` has)."""
+    shape = tuple(int(s) for s in shape)
+    size = math.prod(shape)
+    return empty_lines(var, repr(shape), repr(c_strides(shape, dt.itemsize)), str(size), dtype,
+                       str(size * dt.itemsize))
+
+
 def empty_namespace() -> dict:
     """The names :func:`empty_lines` reads: the current device's pool's ``malloc`` (a prepared
     call runs only on the device it was made on)."""

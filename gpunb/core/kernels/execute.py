@@ -12,13 +12,12 @@ are launched by :func:`launch_args`.
 from __future__ import annotations
 
 import ctypes
-import math
 import threading
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..ndarray import c_strides, empty_lines, empty_namespace, ndarray
+from ..ndarray import empty_namespace, fixed_empty_lines, ndarray
 from ..runtime import driver, fastcall, memory
 
 _CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
@@ -226,8 +225,7 @@ def _compiled(steps, inputs, shape, dtype, temp_bytes, shared):
     own = prepare(steps, inputs + 1, temp_bytes)
     xs = ", ".join(f"x{i}" for i in range(inputs))
     ptrs = [f"x{i}._data.ptr" for i in range(inputs)] + ["result._data.ptr"]
-    size = math.prod(shape)
-    body = empty_lines("result", "SHAPE", "STRIDES", str(size), "DT", str(size * dtype.itemsize))
+    body = fixed_empty_lines("result", shape, dtype, "DT")
     if temp_bytes:
         body.append(f"temp = pool().malloc({temp_bytes})")     # freed (stream-ordered) on return
         ptrs.append("temp.ptr")
@@ -237,7 +235,7 @@ def _compiled(steps, inputs, shape, dtype, temp_bytes, shared):
     fast = compile_launches(xs, fallback, body, own[0], "result", {
         "empty": ndarray._empty, "SHARED": shared, "launch_prepared": launch_prepared,
         "SHAPE": shape, "DT": dtype, "pool": memory.get_default_memory_pool, "SLOTS": own[1],
-        "STRIDES": c_strides(shape, dtype.itemsize), **empty_namespace()})
+        **empty_namespace()})
     fast.launches, fast.temp_bytes = len(own[0]), temp_bytes
     return fast
 

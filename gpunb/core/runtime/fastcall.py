@@ -23,7 +23,7 @@ import sys
 import threading
 
 from ..errors import GPUNBError
-from . import libcuda
+from . import driver, libcuda
 
 _lib = None
 _cu_launch = None           # cuda.bindings.driver.cuLaunchKernel, bound by _bind()
@@ -126,11 +126,9 @@ def stream_namespace(ctx, current, stream_handle) -> dict:
     """The names :data:`STREAM_SOURCE` and a launch's error check read: the device context
     ``ctx``, its default stream's wrapper, the driver module's per-thread state ``current``
     and ``stream_handle``; the main thread's ident and its state in plain attributes."""
-    from . import driver
-
     return {"fc": sys.modules[__name__], "CTX": ctx, "DEFAULT_STREAM": _stream(ctx.default_handle),
             "current": current, "stream_handle": stream_handle, "streams": _streams,
-            "make_stream": _stream, "failed": _failed, "get_ident": threading.get_ident,
+            "make_stream": _stream, "failed": _failed, "get_ident": driver.get_ident,
             "MAIN": driver.MAIN, "MAIN_STATE": driver.main}
 
 

@@ -13,12 +13,11 @@ The source holds only identifiers and constants made here, never a user's string
 
 from __future__ import annotations
 
-import math
 import struct
 
 import numpy as np
 
-from ...ndarray import c_strides, empty_lines, empty_namespace
+from ...ndarray import empty_namespace, fixed_empty_lines
 from ...runtime import driver, fastcall
 from ..fastgen import MISS
 from . import codegen as cg
@@ -45,10 +44,7 @@ def _namespace(function: int, codes, dtype: np.dtype) -> dict:
 
 def _empty_out(shape: tuple, dtype: np.dtype) -> str:
     """Source making ``out``, the draw's new array (``ndarray._empty``, written out)."""
-    n = math.prod(shape)
-    lines = empty_lines("out", repr(shape), repr(c_strides(shape, dtype.itemsize)), str(n), "DT",
-                        str(n * dtype.itemsize))
-    return "".join(f"    {ln}\n" for ln in lines)
+    return "".join(f"    {ln}\n" for ln in fixed_empty_lines("out", shape, dtype, "DT"))
 
 
 def make_random(function: int, shape: tuple, dtype: np.dtype, affine: bool = False):
