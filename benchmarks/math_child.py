@@ -85,7 +85,9 @@ def cases(rng):
     out["fft2 4096^2 complex64"] = ({}, same(bind(c2d, lambda L, x: lambda: L.fft.fft2(x)),
                                              bind(c2d, lambda T, x: lambda: T.fft.fft2(x))))
 
-    def draw(method, n, dt):
+    def draw(method, n, dt, numpy_values=False):
+        # numpy_values: gpunb's Generator(Philox(0)), NumPy's values bit for bit (CuPy's and
+        # torch's rows as default_rng's)
         def setup(L):
             if L.__name__ == "torch":
                 if method == "standard_exponential":
@@ -95,6 +97,8 @@ def cases(rng):
                     return lambda: L.randint(0, 1000, (n,), device="cuda", dtype=L.int64)
                 return lambda: t(n, device="cuda", dtype=getattr(L, dt))
             g = L.random.default_rng(0)
+            if numpy_values and L.__name__ == "gpunb":
+                g = L.random.Generator(L.random.Philox(0))
             if method == "integers":
                 return lambda: g.integers(0, 1000, n, dtype=dt)
             return lambda: getattr(g, method)(n, dtype=dt)
@@ -108,6 +112,11 @@ def cases(rng):
                                                 draw("standard_exponential", N28 // 2, "float64"))
     out["random float64 2^27"] = ({"bytes": 8 * N28 // 2}, draw("random", N28 // 2, "float64"))
     out["integers int64 2^27"] = ({"bytes": 8 * N28 // 2}, draw("integers", N28 // 2, "int64"))
+    out["random float64 2^27 (NumPy's Philox values)"] = ({"bytes": 8 * N28 // 2},
+                                                          draw("random", N28 // 2, "float64", True))
+    out["integers int64 2^27 (NumPy's Philox values)"] = ({"bytes": 8 * N28 // 2},
+                                                          draw("integers", N28 // 2, "int64", True))
+    out["random float32 2^28"] = ({"bytes": 4 * N28}, draw("random", N28, "float32"))
     return out
 
 

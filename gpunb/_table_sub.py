@@ -69,6 +69,7 @@ def declare(_sub) -> None:
     _sub("random", "default_rng", "random.generator", kind="function", numpy=False)
     _sub("random", "Generator", "random.generator", kind="class", numpy=False)
     _sub("random", "Philox", "random.bitgen", kind="class", numpy=False)
+    _sub("random", "Philox4x3210", "random.bitgen", kind="class", numpy=False)
     _sub("random", "BitGenerator", "random.bitgen", kind="class", numpy=False)
     _sub("random", "SeedSequence", "random.bitgen", kind="class", numpy=False)
     _sub("random", "RandomState", "random.legacy", kind="class", numpy=False)

@@ -241,7 +241,7 @@ def test_backend_names_gpunbs_random_classes():
         backend = array_creation_dispatch.dispatch("gpunb")
         assert isinstance(backend, GpunbBackendEntrypoint)
         assert array_creation_dispatch.RandomState is gp.random.RandomState
-        assert array_creation_dispatch.default_bit_generator is gp.random.Philox
+        assert array_creation_dispatch.default_bit_generator is gp.random.Philox4x3210
 
 
 def test_an_unknown_backend_still_fails_as_dask_says():

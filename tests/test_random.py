@@ -192,7 +192,9 @@ KERNELS = ([cg.RandomKernel("fill", "random", d) for d in ("float32", "float64")
            + [cg.RandomKernel("scan")]
            + [cg.RandomKernel("dist", w, d) for w in ("normal", "exponential", "uniform", "gamma", "beta")
               for d in ("float32", "float64")]
-           + [cg.RandomKernel("dist", w, "int64") for w in ("poisson", "binomial")])
+           + [cg.RandomKernel("dist", w, "int64") for w in ("poisson", "binomial")]
+           + [cg.RandomKernel("dist", "int", d, w, full) for d in INT_DTYPES
+              for w, full in ((32, False), (64, False), (64, True))])
 
 
 @pytest.mark.parametrize("k", KERNELS, ids=lambda k: k.name)
@@ -535,12 +537,14 @@ def test_random_equals_numpy(dtype, n):
 
 
 @gpu
+@pytest.mark.parametrize("bitgen", ["Philox", "Philox4x3210"])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("n", [1, 999, 4096])
-def test_prepared_draws_equal_the_general_path(dtype, n):
+def test_prepared_draws_equal_the_general_path(dtype, n, bitgen):
     """Repeated draws of one size (the prepared draws from the third call) give the values
     and state of a generator taking the general path every time."""
-    fast, slow = gp.random.default_rng(n), gp.random.default_rng(n)
+    make = getattr(gp.random, bitgen)
+    fast, slow = gp.random.Generator(make(n)), gp.random.Generator(make(n))
     for name, args, kw in [("standard_normal", (n,), {"dtype": dtype})] * 4 + [
             ("normal", (1.5, 2.0, n), {})] * 3 + [
             ("standard_exponential", (n,), {"dtype": dtype})] * 3 + [
@@ -967,7 +971,7 @@ def test_legacy_api():
     assert r.min() == 3 and r.max() == 8 and r.dtype == np.int64
     rs = gp.random.RandomState(11)
     np.testing.assert_array_equal(rs.random_sample(50).get(),
-                                  np.random.Generator(np.random.Philox(11)).random(50))
+                                  gp.random.Generator(gp.random.Philox4x3210(11)).random(50).get())
     with pytest.warns(DeprecationWarning):
         x = rs.random_integers(5, size=1000).get()
     assert x.min() >= 1 and x.max() <= 5
@@ -1016,14 +1020,16 @@ calls = [("random", (1001,), {})] * 5 + [
     ("standard_exponential", (64,), {"dtype": "float32"})] * 3 + [
     ("uniform", (-1, 2.5, 1001), {})] * 3 + [
     ("random", (1001,), {})] * 3
-fast, slow = gp.random.default_rng(7), gp.random.default_rng(7)
+numpy_values = sys.argv[1] == "Philox"     # Generator(Philox(7)), else default_rng(7)
+make = getattr(gp.random, sys.argv[1])
+fast, slow = gp.random.Generator(make(7)), gp.random.Generator(make(7))
 rows = []
 for i, (name, args, kw) in enumerate(calls):
     if i == 18:     # a new key between two prepared normals: its round keys packed again
-        st = gp.random.Philox(99).state
+        st = make(99).state
         fast.bit_generator.state = st
         slow.bit_generator.state = st
-    general_kind[0] = "random" if name in ("random", "uniform") else "dist"
+    general_kind[0] = "random" if name in ("random", "uniform") and numpy_values else "dist"
     pending = fast.bit_generator._state.has_uint32
     launches.clear()
     before = len(general)
@@ -1040,21 +1046,23 @@ print(repr(rows))
 """
 
 
-def test_prepared_draws_launch_and_advance_as_the_general_path():
+@pytest.mark.parametrize("bitgen", ["Philox", "Philox4x3210"])
+def test_prepared_draws_launch_and_advance_as_the_general_path(bitgen):
     """Without a GPU (the driver's calls made no-ops, the parameters read back at each
     launch): repeated ``random``, ``uniform``, ``standard_normal``, ``normal`` and
     ``standard_exponential`` calls of one size take the prepared draw (no general fill after the second call), pack the
-    same kernel parameters on the same grid and leave the same NumPy stream state as a
+    same kernel parameters on the same grid and leave the same stream state as a
     generator taking the general path every time: sizes that leave the state mid-block (1001,
-    999), a float32 draw of odd size (a pending half: the prepared draw leaves it to the
-    general path), tuple sizes, a new key between two prepared normals."""
+    999), a float32 draw of odd size (NumPy's values: a pending half, which the prepared draw
+    leaves to the general path), tuple sizes, a new key between two prepared normals; for
+    NumPy's Philox and for default_rng's Philox4x3210 (uniforms from the ``dist`` kernel)."""
     import ast
     import subprocess
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    r = subprocess.run([sys.executable, "-c", _NULL_GPU_DRAWS], cwd=root, capture_output=True,
+    r = subprocess.run([sys.executable, "-c", _NULL_GPU_DRAWS, bitgen], cwd=root, capture_output=True,
                        text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     rows = ast.literal_eval(r.stdout.strip().splitlines()[-1])
@@ -1065,6 +1073,152 @@ def test_prepared_draws_launch_and_advance_as_the_general_path():
         run_index = run_index + 1 if i and rows[i - 1][:3] == (name, args, f32) else 0
         # the general path: the first two calls of a (size, dtype) (noted, then prepared),
         # and a float32 random draw after an odd one left a 32-bit half pending
-        want = run_index < 2 or (name == "random" and f32 and pending)
+        want = run_index < 2 or (name == "random" and f32 and pending and bitgen == "Philox")
         assert took_general == want, (i, name, args)
-    assert sum(not r[4] for r in rows) == 12        # prepared draws taken
+    # prepared draws taken (NumPy's float32 uniforms of 7: one of the last two calls only)
+    assert sum(not r[4] for r in rows) == (12 if bitgen == "Philox" else 13)
+
+
+# -- Philox4x3210 (default_rng's): uniforms, integers, raw words and bytes from 4x32 blocks ------
+
+def _words32(S: int, key, blocks: int) -> np.ndarray:
+    """The Philox4x3210 words of a draw's blocks 0 .. blocks - 1 (counter ``(B, S)``), uint64."""
+    return _philox32_words(blocks, S, key)
+
+
+def _redraw_words(S: int, key, e: int):
+    """Element ``e``'s further words, attempt after attempt (the kernel's ``redraw``)."""
+    j = 1
+    while True:
+        yield from philox4x32((e & 0xFFFFFFFF, 0x80000000 | (j << 8) | (e >> 32), S & 0xFFFFFFFF,
+                               (S >> 32) & 0xFFFFFFFF), key32(key))
+        j += 1
+
+
+def _integers32_reference(S: int, key, n: int, off: int, rng: int, itemsize: int) -> tuple[list, int, int]:
+    """(values as Python ints mod 2**64, rejected count) of ``fill_integers32`` into elements
+    of ``itemsize`` bytes, and the number of the blocks it draws."""
+    from gpunb.core.kernels.random.run import integer_words
+    width, full, r, t = integer_words(rng)
+    per = 4 if width == 32 else 2
+    nb = -(-n // per)
+    E = min(per, 16 // itemsize)
+    if E < per:         # chunks of E elements, THREADS threads apart (continuous.int_chunks)
+        nb = -(-nb // cg.THREADS) * cg.THREADS
+    w = _words32(S, key, nb)
+    if width == 32:
+        e = np.arange(n)
+        seg, l = e // (cg.THREADS * per), e % (cg.THREADS * per)
+        blk = seg * cg.THREADS + (l % (cg.THREADS * E)) // E
+        x = w[blk, (l // (cg.THREADS * E)) * E + l % E]
+        m = x * np.uint64(r)        # (wraps only for r = 2**32, whose threshold is 0)
+        if r == 1 << 32:
+            v, ok = x, np.ones(n, bool)
+        else:
+            v, ok = m >> np.uint64(32), (m & np.uint64(0xFFFFFFFF)) >= np.uint64(t)
+    else:
+        x = (w[:, 0::2] | (w[:, 1::2] << np.uint64(32))).reshape(-1)[:n]
+        if full:
+            v, ok = x, np.ones(n, bool)
+        else:
+            v = np.array([(int(a) * r) >> 64 for a in x], dtype=np.uint64)
+            ok = np.array([(int(a) * r) & MASK64 >= t for a in x])
+    vals = [int(a) for a in v]
+    for e in np.flatnonzero(~ok):
+        words = _redraw_words(S, key, int(e))
+        while True:
+            if width == 32:
+                a = next(words)
+                if (a * r) & 0xFFFFFFFF >= t:
+                    vals[e] = (a * r) >> 32
+                    break
+            else:
+                a = next(words) | (next(words) << 32)
+                if (a * r) & MASK64 >= t:
+                    vals[e] = (a * r) >> 64
+                    break
+    return [(off + v) & MASK64 for v in vals], int((~ok).sum()), nb
+
+
+def test_integer_words_match_lemire():
+    """Word width, multiplier and threshold of Philox4x3210's integers: 32-bit words below
+    2**16 and for the whole 32-bit range, else 64-bit; the threshold is the count of low
+    products to reject so that every value is equally likely (2**width mod (range + 1))."""
+    from gpunb.core.kernels.random.run import integer_words
+    for rng in (1, 2, 999, 65535, 65536, 0xFFFFFFFF, 1 << 40, MASK64 - 1, MASK64):
+        width, full, r, t = integer_words(rng)
+        assert width == (32 if rng < 65536 or rng == 0xFFFFFFFF else 64)
+        assert full == (rng == MASK64)
+        if not full:
+            assert r == rng + 1 and t == (1 << width) % r
+    # accepted products give each value the same count of words (a small word size, brute force)
+    r, t = 6, (1 << 8) % 6
+    counts = np.bincount([(x * r) >> 8 for x in range(256) if (x * r) & 255 >= t], minlength=r)
+    assert (counts == counts[0]).all()
+
+
+@gpu
+@pytest.mark.parametrize("dtype, lo, hi", [
+    ("int64", 0, 999), ("int64", -5, 65174), ("uint8", 0, 255), ("bool", 0, 1),
+    ("int16", -300, 300), ("int32", 0, 2**31 - 1), ("uint32", 0, 2**32 - 1),
+    ("int64", 7, 7 + 3 * 2**61), ("int64", -2**63, 2**63 - 1), ("uint64", 0, 2**64 - 1),
+    ("int8", -128, 127)])
+def test_philox4x3210_integers_equal_the_reference(dtype, lo, hi):
+    """default_rng's integers against the pure-Python Philox4x32-10 words and Lemire's map,
+    rejected words drawn again from their own blocks: 32-bit words with a rare rejection
+    (range 65175: some of 2**20 elements), 64-bit words rejected one time in eight (a range of
+    3 * 2**61 + 1), the full 32- and 64-bit ranges, int64 from 32-bit words stored as 16-byte
+    chunks a thread block apart; the state advances by the blocks drawn."""
+    g = gp.random.default_rng(20261127)
+    assert isinstance(g.bit_generator, gp.random.Philox4x3210)
+    st = g._state.copy()
+    n = (1 << 20) + 3 if hi - lo == 65174 else 100_003
+    x = g.integers(lo, hi, n, dtype=dtype, endpoint=True).get()
+    want, rejected, nb = _integers32_reference(st.counter + 1, st.key, n, lo, hi - lo,
+                                               np.dtype(dtype).itemsize)
+    np.testing.assert_array_equal(x.astype(np.uint64) if dtype != "bool" else x,
+                                  np.array(want, np.uint64).astype(dtype).astype(np.uint64)
+                                  if dtype != "bool" else np.array(want).astype(bool))
+    assert x.min() >= lo and x.max() <= hi
+    if hi - lo in (65174, 3 * 2**61):
+        assert rejected > 0         # the redraw path ran
+    assert g._state.counter == st.counter + (nb + 1) // 2
+
+
+@gpu
+@pytest.mark.parametrize("n", [1, 7, 1000, 4097, 100_001])
+def test_philox4x3210_uniforms_raw_and_bytes_equal_the_reference(n):
+    """default_rng's random (float64: (x >> 11) 2**-53 of a 64-bit word of two 32-bit
+    words; float32: (w >> 8) 2**-24), random_raw, bytes, and uniform(low, high) as
+    low + (high - low) u, against the pure-Python Philox4x32-10 words, at sizes around the
+    vector stores' and a draw into an unaligned out= view."""
+    g = gp.random.default_rng(5)
+    for what in ("f64", "f32", "raw", "bytes", "uniform", "out"):
+        st = g._state.copy()
+        S, key = st.counter + 1, st.key
+        if what in ("f64", "raw", "uniform", "out"):
+            w = _words32(S, key, -(-n // 2))
+            x = (w[:, 0::2] | (w[:, 1::2] << np.uint64(32))).reshape(-1)[:n]
+            u = (x >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+        if what == "f64":
+            got, want = g.random(n).get(), u
+        elif what == "out":
+            buf = gp.zeros(n + 1)
+            g.random(out=buf[1:])
+            got, want = buf.get(), np.concatenate([[0.0], u])
+        elif what == "uniform":
+            got, want = g.uniform(-2.0, 3.0, n).get(), -2.0 + 5.0 * u
+            np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-15)
+            continue
+        elif what == "raw":
+            got, want = g.bit_generator.random_raw(n).get(), x
+        elif what == "f32":
+            w = _words32(S, key, -(-n // 4)).reshape(-1)[:n]
+            got = g.random(n, dtype=np.float32).get()
+            want = (w >> np.uint64(8)).astype(np.float32) * np.float32(2.0 ** -24)
+        else:
+            words = -(-n // 4)
+            w = _words32(S, key, -(-words // 4)).reshape(-1)[:words].astype(np.uint32)
+            got, want = np.frombuffer(g.bytes(n), np.uint8), w.view(np.uint8)[:n]
+        np.testing.assert_array_equal(got, want, err_msg=what)
+        assert got.min() >= 0 and (what in ("raw", "bytes") or got.max() < 1.0)

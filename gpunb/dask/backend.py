@@ -4,7 +4,7 @@
 As Dask's CuPy backend: each creation function is Dask's NumPy one given a gpunb meta (so
 each chunk is ``gpunb.ones_like(meta, shape=())`` broadcast, ``gpunb.arange(..., like=meta)``
 ...), and ``da.random`` draws each chunk with :class:`gpunb.random.RandomState` or a
-:class:`gpunb.random.Generator` on a :class:`gpunb.random.Philox` spawned per chunk."""
+:class:`gpunb.random.Generator` on a :class:`gpunb.random.Philox4x3210` spawned per chunk."""
 
 from __future__ import annotations
 
@@ -68,9 +68,9 @@ class GpunbBackendEntrypoint(ArrayBackendEntrypoint):
 
     @property
     def default_bit_generator(self):
-        from gpunb.random import Philox
+        from gpunb.random import Philox4x3210
 
-        return Philox
+        return Philox4x3210
 
     @staticmethod
     def ones(*args, **kwargs):

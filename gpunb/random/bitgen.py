@@ -42,12 +42,19 @@ class BitGenerator:
         ``BitGenerator.spawn``)."""
         return [type(self)(s) for s in self._seed_seq.spawn(n_children)]
 
+    # NumPy's values: random, uniform, integers, bytes and random_raw are NumPy's for this
+    # generator (else they come from Philox4x32-10 blocks, as every other distribution's)
+    _NUMPY_VALUES = True
+
     def random_raw(self, size=None, output: bool = True):
         """The next raw 64-bit values as a uint64 gpunb array (NumPy's ``random_raw``)."""
         from ..core.kernels.random import run
         from .generator import _alloc
         out = _alloc(size, np.dtype(np.uint64))
-        run.fill_raw(self._state, out)
+        if self._NUMPY_VALUES:
+            run.fill_raw(self._state, out)
+        else:
+            run.fill_integers32(self._state, out, 0, pl.MASK64)
         return out if output else None
 
 
@@ -69,13 +76,11 @@ def _words(value, n: int, name: str) -> np.ndarray:
     return arr.astype(np.uint64).ravel()
 
 
-class Philox(BitGenerator):
-    """Philox4x64-10, counter-based (NumPy's ``numpy.random.Philox``; the same stream).
+class _Counter(BitGenerator):
+    """A counter-based generator's state on the host (NumPy's Philox's: a 256-bit counter of
+    Philox4x64 blocks and a key) and its operations; the draws run on the GPU."""
 
-    ``Philox(seed)`` takes its key from ``SeedSequence(seed).generate_state(2, uint64)``;
-    ``counter`` (up to four 64-bit words) and ``key`` (two words, instead of a seed) as
-    NumPy's. The draws run on the GPU; the state stays on the host.
-    """
+    _NAME = "Philox"
 
     def __init__(self, seed=None, counter=None, key=None):
         if seed is not None and key is not None:
@@ -89,7 +94,7 @@ class Philox(BitGenerator):
     def state(self) -> dict:
         """NumPy's state dictionary (``numpy.random.Philox().state``'s keys and types)."""
         s = self._state
-        return {"bit_generator": "Philox",
+        return {"bit_generator": self._NAME,
                 "state": {"counter": np.array([(s.counter >> (64 * i)) & pl.MASK64 for i in range(4)],
                                               np.uint64),
                           "key": np.array(s.key, np.uint64)},
@@ -100,26 +105,54 @@ class Philox(BitGenerator):
     def state(self, value):
         if not isinstance(value, dict):
             raise TypeError("state must be a dict")
-        if value.get("bit_generator") != "Philox":
-            raise ValueError("state must be for a Philox PRNG")
+        if value.get("bit_generator") != self._NAME:
+            raise ValueError(f"state must be for a {self._NAME} PRNG")
         st = value["state"]
         self._state = pl.StreamState(counter_int(np.asarray(st["counter"], np.uint64)), st["key"],
                                      int(value["buffer_pos"]), bool(value["has_uint32"]),
                                      int(value["uinteger"]))
 
-    def jumped(self, jumps: int = 1) -> "Philox":
-        """A new Philox ``jumps * 2**128`` blocks ahead, its buffers reset (NumPy's
+    def jumped(self, jumps: int = 1):
+        """A new generator ``jumps * 2**128`` blocks ahead, its buffers reset (NumPy's
         ``Philox.jumped``)."""
-        new = Philox.__new__(Philox)
+        new = type(self).__new__(type(self))
         new._seed_seq = self._seed_seq
         new._state = pl.StreamState(self._state.counter + (int(jumps) << 128), self._state.key)
         return new
 
-    def advance(self, delta: int) -> "Philox":
+    def advance(self, delta: int):
         """Advance the counter by ``delta`` blocks and reset the buffers (NumPy's
         ``Philox.advance``)."""
         self._state = pl.StreamState(self._state.counter + operator.index(delta), self._state.key)
         return self
 
     def __repr__(self) -> str:
-        return f"Philox at 0x{id(self):X}"
+        return f"{type(self).__name__} at 0x{id(self):X}"
+
+
+class Philox(_Counter):
+    """Philox4x64-10, counter-based (NumPy's ``numpy.random.Philox``; the same stream).
+
+    ``Philox(seed)`` takes its key from ``SeedSequence(seed).generate_state(2, uint64)``;
+    ``counter`` (up to four 64-bit words) and ``key`` (two words, instead of a seed) as
+    NumPy's. ``Generator(Philox(seed))``'s ``random``, ``uniform``, ``integers``, ``bytes``
+    and ``random_raw`` are NumPy's values bit for bit. The draws run on the GPU; the state
+    stays on the host.
+    """
+
+
+class Philox4x3210(_Counter):
+    """Philox4x32-10 (CuPy's ``cupy.random.Philox4x3210``; cuRAND's and torch's generator):
+    the bit generator of :func:`~gpunb.random.default_rng`.
+
+    Seeded, keyed and advanced as :class:`Philox` (``seed``, ``counter``, ``key``,
+    ``state``, ``jumped``, ``spawn``), but every draw comes from Philox4x32-10 blocks
+    keyed from its key, which need a quarter of the multiply work per bit of NumPy's
+    Philox4x64-10 stream: ``random`` and ``uniform`` (``(x >> 11) * 2**-53`` of a 64-bit
+    word; float32 from a 32-bit word), ``integers`` (Lemire's multiply-shift, a rejected
+    word drawn again on its own, so one pass over the elements), ``bytes`` and
+    ``random_raw`` run at the write bandwidth. Not NumPy's values: use ``Philox`` for those.
+    """
+
+    _NAME = "Philox4x3210"
+    _NUMPY_VALUES = False

@@ -24,7 +24,7 @@ from ..core.runtime import driver
 from ..core.ndarray import ndarray
 from ._derived import Derived
 from ._more import More
-from .bitgen import BitGenerator, Philox
+from .bitgen import BitGenerator, Philox4x3210
 
 _F64, _F32, _I64 = np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.int64)
 # dtype= of the float draws as commonly written -> the dtype (others go through np.dtype)
@@ -163,6 +163,8 @@ class Generator(Derived, More):
         if not isinstance(bit_generator, BitGenerator):
             raise TypeError("bit_generator must be a gpunb.random bit generator (gpunb.random.Philox)")
         self._bit_generator = bit_generator
+        # NumPy's values for random, uniform, integers and bytes (Philox), else Philox4x32's
+        self._numpy = bit_generator._NUMPY_VALUES
         # the prepared draws (fastdraw) of the last (size, dtype) of each method that has
         # one: (size, dtype or what, device context, fast)
         self._prepared = {}
@@ -223,11 +225,20 @@ class Generator(Derived, More):
                 x = kept[3](self._bit_generator._state)
                 if x is not MISS:
                     return x
+            if not self._numpy:
+                return self._general("random", size, dtype,
+                                     lambda state, x: run.fill_dist(state, x, "uniform"),
+                                     lambda shape, dt: fastdraw.make_dist(
+                                         run._fn("dist", "uniform", dt), "uniform", shape, dt,
+                                         standard=True))
             return self._general("random", size, dtype, run.fill_random,
                                  lambda shape, dt: fastdraw.make_random(
                                      run._fn("fill", "random", dt), shape, dt))
         out = _out(out, size, _float_dtype(dtype, "random"))
-        run.fill_random(self._state, out)
+        if self._numpy:
+            run.fill_random(self._state, out)
+        else:
+            run.fill_dist(self._state, out, "uniform")
         return out
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
@@ -255,7 +266,7 @@ class Generator(Derived, More):
         if lo > hi:
             raise ValueError("low > high" if endpoint else "low >= high")
         out = ndarray._empty(shape, dt)
-        run.fill_integers(self._state, out, lo, hi - lo)
+        (run.fill_integers if self._numpy else run.fill_integers32)(self._state, out, lo, hi - lo)
         return out
 
     def _integers_array(self, low, high, size, dt, endpoint):
@@ -288,6 +299,8 @@ class Generator(Derived, More):
             rng = hi - lo
             if not np.isfinite(rng):
                 raise OverflowError("high - low range exceeds valid bounds")
+            if not self._numpy:
+                return self._affine("uniform", lo, rng, size)
             out = _alloc(size, _F64)
             run.fill_random(self._state, out, lo, rng)
             self._prepare("uniform", size, _F64, out, lambda shape: fastdraw.make_random(
@@ -305,7 +318,7 @@ class Generator(Derived, More):
         q = length - 1      # NumPy's word count, C division (so bytes(0) draws a word too)
         words = (q // 4 if q >= 0 else -(-q // 4)) + 1
         out = ndarray._empty(_shape(words), np.dtype(np.uint32))
-        run.fill_integers(self._state, out, 0, 0xFFFFFFFF)
+        (run.fill_integers if self._numpy else run.fill_integers32)(self._state, out, 0, 0xFFFFFFFF)
         return out.get().tobytes()[:length]
 
     # ---- continuous distributions (GPU transforms) -------------------------------------------
@@ -431,10 +444,12 @@ _POISSON_LAM_MAX = float(np.iinfo(np.int64).max - np.sqrt(np.iinfo(np.int64).max
 
 
 def default_rng(seed=None) -> Generator:
-    """A :class:`Generator` on :class:`~gpunb.random.Philox` (NumPy's ``default_rng``;
-    NumPy's default bit generator is PCG64, gpunb's is Philox, counter-based)."""
+    """A :class:`Generator` on :class:`~gpunb.random.Philox4x3210` (NumPy's ``default_rng``;
+    NumPy's default bit generator is PCG64, CuPy's XORWOW, gpunb's Philox4x32-10, counter-based
+    and drawing at the write bandwidth). For NumPy's values bit for bit, use
+    ``Generator(Philox(seed))``."""
     if isinstance(seed, Generator):
         return seed
     if isinstance(seed, BitGenerator):
         return Generator(seed)
-    return Generator(Philox(seed))
+    return Generator(Philox4x3210(seed))

@@ -1,9 +1,10 @@
 """The legacy API (NumPy's ``numpy.random.RandomState`` and the ``numpy.random.<name>``
 module functions on a global instance), CuPy-style.
 
-The stream is gpunb's Philox, not NumPy's MT19937: ``gpunb.random.seed(0); rand(3)`` does
-not give ``numpy.random.seed(0); numpy.random.rand(3)``'s values (CuPy's legacy functions do
-not either). ``get_state`` returns the Philox state dictionary. Each method calls the
+The stream is gpunb's :class:`~gpunb.random.Philox4x3210` (``default_rng``'s), not NumPy's
+MT19937: ``gpunb.random.seed(0); rand(3)`` does not give ``numpy.random.seed(0);
+numpy.random.rand(3)``'s values (CuPy's legacy functions do not either). ``get_state``
+returns its state dictionary. Each method calls the
 :class:`~gpunb.random.Generator` method that NumPy's legacy one corresponds to; names,
 signatures, defaults and errors are the legacy ones.
 """
@@ -14,24 +15,25 @@ import warnings
 
 import numpy as np
 
-from .bitgen import Philox
+from .bitgen import Philox4x3210
 from .generator import Generator
 
 
 class RandomState:
-    """NumPy's ``numpy.random.RandomState`` on gpunb's Philox (not MT19937; see the module)."""
+    """NumPy's ``numpy.random.RandomState`` on gpunb's Philox4x3210 (not MT19937; see the
+    module)."""
 
     def __init__(self, seed=None):
         self.seed(seed)
 
     def seed(self, seed=None) -> None:
-        """Reseed (``Philox(seed)``; None: fresh entropy)."""
+        """Reseed (``Philox4x3210(seed)``; None: fresh entropy)."""
         if isinstance(seed, np.ndarray) and seed.ndim == 0:
             seed = int(seed)
-        self._gen = Generator(Philox(seed))
+        self._gen = Generator(Philox4x3210(seed))
 
     def get_state(self, legacy: bool = True) -> dict:
-        """The Philox state dictionary (NumPy's ``Philox.state`` form)."""
+        """The state dictionary (NumPy's ``Philox.state`` form)."""
         return self._gen.bit_generator.state
 
     def set_state(self, state) -> None:
@@ -39,7 +41,7 @@ class RandomState:
         self._gen.bit_generator.state = state
 
     def __repr__(self) -> str:
-        return "RandomState(Philox)"
+        return "RandomState(Philox4x3210)"
 
     # -- uniform floats and integers --------------------------------------------------------
     def random_sample(self, size=None):

@@ -104,6 +104,8 @@ def render(k: RandomKernel) -> str:
         return _HEAD + _SCAN
     if k.kind == "dist" and k.what in dists.WHATS:     # von Mises, Zipf, ... (:mod:`.dists`)
         return _HEAD + _DIST_LIB + dists.LIB + dists.source(k, THREADS, _CTYPE)
+    if k.kind == "dist" and k.what == "int":      # Philox4x3210's integers
+        return _HEAD + continuous.integer_kernel(k, THREADS, _CTYPE)
     if k.kind == "dist":
         return _HEAD + _DIST_LIB + continuous.kernel(k, DIST_PER_BLOCK[k.what][k.dtype.itemsize],
                                                      THREADS, _CTYPE)

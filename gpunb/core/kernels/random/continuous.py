@@ -216,6 +216,25 @@ __device__ double poisson1(const rng_args& a, u64 b, double lam, u64 first[4]) {
 """
 
 
+PHILOX32 = r"""
+// The ten rounds' keys, made by the host (k + r * Weyl constant): each round's xor reads
+// its key from the parameter space as an operand, where adding the constants per thread
+// cost 18 of the kernel's ~150 instructions (float32 normals are bound by their count).
+struct philox32_keys { u32 k[20]; };
+
+__device__ __forceinline__ void philox32(u32 c[4], const philox32_keys& rk) {
+    #pragma unroll
+    for (int r = 0; r < 10; ++r) {
+        // high and low words as two multiplies (1% faster than one 64-bit product on an H100)
+        const u32 h0 = __umulhi(0xD2511F53u, c[0]), l0 = 0xD2511F53u * c[0];
+        const u32 h1 = __umulhi(0xCD9E8D57u, c[2]), l1 = 0xCD9E8D57u * c[2];
+        const u32 n0 = h1 ^ c[1] ^ rk.k[2 * r], n2 = h0 ^ c[3] ^ rk.k[2 * r + 1];
+        c[0] = n0; c[1] = l1; c[2] = n2; c[3] = l0;
+    }
+}
+"""
+
+
 # Philox blocks a thread of the normal, exponential and uniform kernels, by the dtype's size
 # (the launch's grid: the blocks over THREADS times this). SASS on the fast path, instructions
 # a block for 1/2/4 (sm_90): float32 normal 145/123/111, exponential 160/143/133, uniform
@@ -267,23 +286,7 @@ def kernel(k, per: int, THREADS: int, _CTYPE: dict) -> str:  # noqa: N803 (the t
         store = ("float4 t; t.x = v[0]; t.y = v[1]; t.z = v[2]; t.w = v[3];" if f32 else
                  "double2 t; t.x = v[0]; t.y = v[1];")
         vec = "float4" if f32 else "double2"
-        return ("" if f32 else D_LIB) + f"""
-// The ten rounds' keys, made by the host (k + r * Weyl constant): each round's xor reads
-// its key from the parameter space as an operand, where adding the constants per thread
-// cost 18 of the kernel's ~150 instructions (float32 normals are bound by their count).
-struct philox32_keys {{ u32 k[20]; }};
-
-__device__ __forceinline__ void philox32(u32 c[4], const philox32_keys& rk) {{
-    #pragma unroll
-    for (int r = 0; r < 10; ++r) {{
-        // high and low words as two multiplies (1% faster than one 64-bit product on an H100)
-        const u32 h0 = __umulhi(0xD2511F53u, c[0]), l0 = 0xD2511F53u * c[0];
-        const u32 h1 = __umulhi(0xCD9E8D57u, c[2]), l1 = 0xCD9E8D57u * c[2];
-        const u32 n0 = h1 ^ c[1] ^ rk.k[2 * r], n2 = h0 ^ c[3] ^ rk.k[2 * r + 1];
-        c[0] = n0; c[1] = l1; c[2] = n2; c[3] = l0;
-    }}
-}}
-
+        return ("" if f32 else D_LIB) + PHILOX32 + f"""
 extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict__ out, const rng_args a,
                                                                 const philox32_keys rk) {{
     // {bpt} Philox blocks a thread, {THREADS} apart (each store instruction stays
@@ -353,5 +356,116 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict
     u64 c[4]; block(a, B, 0, c);
     double r = {value};
     out[B] = ({T})r;
+}}
+"""
+
+
+# Philox4x32 blocks a thread of the integer kernel (as float64's draws)
+INT_BLOCKS_PER_THREAD = 2
+_VEC = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}
+
+
+def int_chunks(k) -> tuple[int, int]:
+    """``(E, C)``: a thread's elements of one Philox block are stored as ``C`` chunks of ``E``
+    (at most 16 bytes each: a thread storing 32 contiguous bytes wrote at half the speed)."""
+    per = 4 if k.width == 32 else 2
+    E = min(per, 16 // k.dtype.itemsize)
+    return E, per // E
+
+
+def integer_kernel(k, THREADS: int, _CTYPE: dict) -> str:  # noqa: N803 (the template's names)
+    """The ``dist`` kernel of integers (``k.what == "int"``: :class:`gpunb.random.Philox4x3210`'s
+    ``integers``, ``bytes`` and ``random_raw``): element ``e`` is ``off + `` Lemire's
+    multiply-shift of word ``e`` of the Philox4x32-10 blocks ``(B, S)`` (``k.width`` 32: a
+    32-bit word each, four elements a block; 64: a pair of words, two a block; ``k.full``: the
+    64-bit word itself). A rejected word (under 2**-16 of them for the 32-bit words, which
+    serve ranges below 2**16 and the full 32-bit one) is drawn again from blocks whose counter
+    word 1 has its top bit set, which a draw's blocks (``B < 2**63``) never reach: elements stay
+    independent and the stream's advance fixed, unlike NumPy's sequential rejection."""
+    T = _CTYPE[k.dtype.name]
+    per = 4 if k.width == 32 else 2
+    bpt = INT_BLOCKS_PER_THREAD
+    size = per * k.dtype.itemsize
+    if k.width == 32:
+        # a.rng = range + 1 (up to 2**32), a.threshold = 2**32 mod it: accept the low half >= it
+        take = "const u64 m = (u64)w[q] * a.rng; if ((u32)m >= (u32)a.threshold) return m >> 32;"
+        word = "const u64 m = (u64)w[h] * a.rng;"
+        value = "(m >> 32)"
+        accept = "(u32)m >= (u32)a.threshold"
+        tries = 4
+    else:
+        take = ("const u64 x = w[2 * q] | ((u64)w[2 * q + 1] << 32); "
+                "if (x * a.rng >= a.threshold) return __umul64hi(x, a.rng);")
+        word = "const u64 x = w[2 * h] | ((u64)w[2 * h + 1] << 32);"
+        value = "x" if k.full else "__umul64hi(x, a.rng)"
+        accept = "true" if k.full else "x * a.rng >= a.threshold"
+        tries = 2
+    E, C = int_chunks(k)
+    vec = _VEC[E * k.dtype.itemsize]
+    stores = "\n".join(
+        f"{{ {vec} t; memcpy(&t, reinterpret_cast<const char*>(vv[part]) + {c * E * k.dtype.itemsize}, "
+        f"{E * k.dtype.itemsize}); reinterpret_cast<{vec}*>(out + Bp * {per} + {c * THREADS * E})[threadIdx.x] = t; }}"
+        for c in range(C))
+    return PHILOX32 + f"""
+// Element e's further attempts: rare, so out of line, its round keys made from the key.
+__device__ __noinline__ u64 redraw(u64 S, u64 rng, u64 threshold, u32 k0, u32 k1, long long e) {{
+    for (u32 j = 1; ; ++j) {{
+        u32 w[4] = {{(u32)e, 0x80000000u | (j << 8) | (u32)((u64)e >> 32), (u32)S, (u32)(S >> 32)}};
+        #pragma unroll
+        for (int r = 0; r < 10; ++r) {{
+            const u32 h0 = __umulhi(0xD2511F53u, w[0]), l0 = 0xD2511F53u * w[0];
+            const u32 h1 = __umulhi(0xCD9E8D57u, w[2]), l1 = 0xCD9E8D57u * w[2];
+            const u32 n0 = h1 ^ w[1] ^ (k0 + r * 0x9E3779B9u), n2 = h0 ^ w[3] ^ (k1 + r * 0xBB67AE85u);
+            w[0] = n0; w[1] = l1; w[2] = n2; w[3] = l0;
+        }}
+        #pragma unroll
+        for (int q = 0; q < {tries}; ++q) {{ {take.replace("a.rng", "rng").replace("a.threshold", "threshold")} }}
+    }}
+}}
+
+extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict__ out, const rng_args a,
+                                                                const philox32_keys rk) {{
+    const long long B0 = blockIdx.x * (long long){THREADS * bpt} + threadIdx.x;
+    if (B0 >= a.nblocks) return;
+    __align__(16) {T} vv[{bpt}][{per}];
+    u32 rej = 0;        // the elements whose word was rejected, patched after the stores
+    #pragma unroll
+    for (int part = 0; part < {bpt}; ++part) {{
+        const long long B = B0 + part * {THREADS};
+        u32 w[4] = {{(u32)B, (u32)((u64)B >> 32), (u32)a.c[0], (u32)(a.c[0] >> 32)}};
+        philox32(w, rk);
+        #pragma unroll
+        for (int h = 0; h < {per}; ++h) {{
+            {word}
+            vv[part][h] = ({T})(a.off + {value});
+            if (!({accept})) rej |= 1u << (part * {per} + h);
+        }}
+    }}
+    // word h of part p of thread t is element Bp per + (h / E) THREADS E + t E + h % E (Bp: the
+    // part's first block): each store instruction writes consecutive E-element chunks
+    if ((blockIdx.x + 1) * (long long){THREADS * bpt * per} <= a.n && a.o == 0) {{
+        #pragma unroll
+        for (int part = 0; part < {bpt}; ++part) {{   // whole and aligned: vectors
+            const long long Bp = blockIdx.x * (long long){THREADS * bpt} + part * {THREADS};
+            {stores}
+        }}
+    }} else {{
+        #pragma unroll
+        for (int part = 0; part < {bpt}; ++part) {{
+            const long long Bp = blockIdx.x * (long long){THREADS * bpt} + part * {THREADS};
+            #pragma unroll
+            for (int h = 0; h < {per}; ++h) {{
+                const long long e = Bp * {per} + (h / {E}) * {THREADS * E} + threadIdx.x * {E} + h % {E};
+                if (e < a.n) out[e] = vv[part][h];
+            }}
+        }}
+    }}
+    while (rej) {{
+        const int i = __ffs(rej) - 1, h = i % {per};
+        rej &= rej - 1;
+        const long long Bp = blockIdx.x * (long long){THREADS * bpt} + (i / {per}) * {THREADS};
+        const long long e = Bp * {per} + (h / {E}) * {THREADS * E} + threadIdx.x * {E} + h % {E};
+        if (e < a.n) out[e] = ({T})(a.off + redraw(a.c[0], a.rng, a.threshold, (u32)a.k[0], (u32)a.k[1], e));
+    }}
 }}
 """

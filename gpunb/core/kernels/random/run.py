@@ -189,6 +189,48 @@ def fill_dist(state: pl.StreamState, out: ndarray, what: str, loc: float = 0.0,
     state.advance_blocks((nb + 1) >> 1)     # as many 4x64 blocks as bits drawn, rounded up
 
 
+def integer_words(rng: int) -> tuple[int, bool, int, int]:
+    """``(width, full, multiplier, threshold)`` of :func:`fill_integers32` for the closed range
+    ``rng`` (> 0): 32-bit words below 2**16 and for the whole 32-bit range (a word rejected
+    with probability under 2**-16), else 64-bit words; Lemire's multiplier ``rng + 1`` and
+    the threshold ``2**width mod (rng + 1)`` under which a word's low product is rejected."""
+    r = rng + 1
+    if rng == _M64:
+        return 64, True, 0, 0
+    width = 32 if rng < (1 << 16) or rng == 0xFFFFFFFF else 64
+    return width, False, r, ((1 << width) - r) % r
+
+
+def fill_integers32(state: pl.StreamState, out: ndarray, off: int, rng: int) -> None:
+    """Integers ``off + [0, rng]`` (closed; any integer dtype or bool) from Philox4x32-10
+    blocks (:class:`gpunb.random.Philox4x3210`): element ``e`` from word ``e`` of the blocks
+    ``(B, S)`` (:func:`.continuous.integer_kernel`), with no read-back and one pass; the state
+    advances as :func:`fill_dist`'s."""
+    n = out._size
+    if n == 0:
+        return
+    if rng == 0:                        # a single value: nothing to draw
+        from ..elementwise.run import assign
+        assign(out, np.asarray(off & _M64, np.uint64).astype(out._dtype))
+        return
+    width, full, r, threshold = integer_words(rng)
+    per = 4 if width == 32 else 2
+    nb = -(-n // per)
+    size = per * out._dtype.itemsize
+    if size > 16:       # stored as chunks THREADS apart (continuous.int_chunks): whole parts
+        nb = -(-nb // cg.THREADS) * cg.THREADS
+    S = (state.counter + 1) & _C256
+    ptr = out._data.ptr
+    k0, k1, keys = philox32_keys(state.key)
+    vec = min(16, size)
+    values = (S & _M64, (S >> 64) & _M64, (S >> 128) & _M64, S >> 192, k0, k1,
+              0 if ptr % vec == 0 else 1, n, nb, -1, 0, off & _M64, r, threshold,
+              0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0)
+    _launch(_fn("dist", "int", out._dtype, width, full), nb, (ptr,), values, keys,
+            continuous.INT_BLOCKS_PER_THREAD)
+    state.advance_blocks((nb + 1) >> 1)
+
+
 def fill_per_element(state: pl.StreamState, out: ndarray, what: str, params) -> None:
     """gamma / beta / poisson / binomial and the one-element kinds of :mod:`.dists`, one
     element per block; ``params`` (up to four, as the kernel takes them) are each a float
