@@ -139,8 +139,10 @@ def test_the_driver_start_begins_only_where_an_array_is_about_to_be_made(code, b
 
 def test_the_start_up_fills_the_drivers_time(tmp_path):
     """early.wait (fake driver calls, no GPU): the warm modules are imported on the caller's
-    thread while the start-up thread is still in the driver, the binding's import starts
-    right before the context is made, and wait returns only when the start-up is done."""
+    thread while the start-up thread is still in the driver, the binding's import is begun
+    before the context is made and let go only as the context's creation starts (its long
+    stretches under the GIL must not delay that driver call), and wait returns only when the
+    start-up is done."""
     (tmp_path / "warm_probe.py").write_text(
         "from gpunb.core.runtime import early\nALIVE = early._thread.is_alive()\n")
     code = f"""
@@ -151,8 +153,13 @@ gate, calls = threading.Event(), []
 libcuda.lib = lambda: None
 libcuda.init = lambda: (gate.wait(10), ("CUDA_SUCCESS", (13, 0), 1))[1]
 libcuda.any_context_active = lambda: False
-libcuda.retain_primary = lambda ordinal: calls.append(("retain", ordinal))
-early.preload = lambda: calls.append("preload")
+GO = []
+early.preload = lambda go=None: (GO.append(go), calls.append(("preload", go is not None and not go.is_set())))
+def retain(ordinal, before=None):
+    before()
+    calls.append(("go set before the context", GO[0].is_set()))
+    calls.append(("retain", ordinal))
+libcuda.retain_primary = retain
 def access():
     early.start(("warm_probe",))
 access()
@@ -161,7 +168,7 @@ threading.Timer(0.5, gate.set).start()
 t = time.perf_counter()
 early.wait()
 import warm_probe
-print(calls == ["preload", ("retain", 0)], warm_probe.ALIVE, time.perf_counter() - t > 0.4,
+print(calls == [("preload", True), ("go set before the context", True), ("retain", 0)], warm_probe.ALIVE, time.perf_counter() - t > 0.4,
       early._thread.is_alive())
 """
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
@@ -180,8 +187,8 @@ calls = []
 libcuda.lib = lambda: None
 libcuda.init = lambda: ("CUDA_SUCCESS", (13, 0), 2)
 libcuda.any_context_active = lambda: True
-libcuda.retain_primary = lambda ordinal: calls.append(("retain", ordinal))
-early.preload = lambda: calls.append("preload")
+libcuda.retain_primary = lambda ordinal, before=None: calls.append(("retain", ordinal))
+early.preload = lambda go=None: calls.append("preload")
 starts = []
 make = threading.Thread
 early.threading.Thread = lambda *a, **k: (starts.append(k.get("name")), make(*a, **k))[1]

@@ -63,8 +63,12 @@ def _run() -> None:
         _found = True
         if libcuda.init()[0] != "CUDA_SUCCESS" or libcuda.any_context_active():
             return
-        preload()       # (only now: its import holds the GIL ~80 ms, the calls above need it)
-        libcuda.retain_primary(0)
+        # The binding's import holds the GIL for long stretches of C (its modules' set-up):
+        # it starts once the context's creation is under way in the driver, GIL released,
+        # never while this thread waits for the GIL to make a driver call.
+        started = threading.Event()
+        preload(started)
+        libcuda.retain_primary(0, started.set)
     except Exception:   # no driver, no device...: the driver's own probe says so, on its thread
         pass
 
@@ -72,16 +76,18 @@ def _run() -> None:
 _preloading = []
 
 
-def preload() -> None:
+def preload(go: threading.Event | None = None) -> None:
     """Import cuda.bindings' driver module (the launches' binding) on a background thread,
-    once: from the start-up thread, else once the context exists (:mod:`.driver`). Its
-    import overlaps the context's creation, or what the caller does next, instead of
-    delaying the first launch. Not cuda.core, which a second thread must not import
-    meanwhile (``driver.cuda_core``)."""
+    once: from the start-up thread (when ``go`` is set), else once the context exists
+    (:mod:`.driver`). Its import overlaps the context's creation, or what the caller does
+    next, instead of delaying the first launch. Not cuda.core, which a second thread must
+    not import meanwhile (``driver.cuda_core``)."""
     if _preloading:
         return
 
     def run():
+        if go is not None:
+            go.wait(5.0)
         try:
             import cuda.bindings.driver  # noqa: F401
         except Exception:       # the import on first use raises it where it matters

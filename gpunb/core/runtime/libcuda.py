@@ -162,12 +162,14 @@ def any_context_active() -> bool:
     return False
 
 
-def retain_primary(ordinal: int) -> int:
+def retain_primary(ordinal: int, before=None) -> int:
     """Retain device ``ordinal``'s primary context (making it if needed) without making it
-    current: its handle."""
+    current: its handle. ``before()`` is called just before the context's creation."""
     d = lib()
     dev, ctx = ctypes.c_int(), _p()
     check(d.cuDeviceGet(ctypes.byref(dev), ordinal), f"opening device {ordinal}")
+    if before is not None:
+        before()
     check(d.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "creating the device's context")
     return ctx.value
 
