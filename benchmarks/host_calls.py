@@ -166,6 +166,7 @@ def math_cases(lib, np_mod):
         "fft.rfft(a)": lambda: lib.fft.rfft(a),
         "rng.random(1000)": lambda: gen.random(1000, dtype=np.float32),
         "rng.standard_normal(1000)": lambda: gen.standard_normal(1000, dtype=np.float32),
+        "rng.integers(0, 10, 1000)": lambda: gen.integers(0, 10, 1000),
     }
 
 

@@ -145,10 +145,19 @@ def info(count: int = 1) -> ndarray:
     return out
 
 
-def failed(codes: ndarray) -> np.ndarray | None:
-    """Read the info codes back (the one small readback a solver call makes): None when all
-    are 0, else the host array. A negative code is an argument gpunb passed wrongly (a bug)."""
-    host = codes.get()
+def early(codes: ndarray) -> memory.Readback:
+    """The info codes' copy to the host, queued now (after the factorization that writes
+    them) and read by :func:`failed` once the call's later work is queued too: the host's
+    wait then ends while that work still runs, and the next call's host time overlaps it
+    instead of leaving the GPU idle (solve of 2048 float64 back to back: ~0.35 ms a call)."""
+    return memory.Readback(ptr(codes), codes.nbytes)
+
+
+def failed(codes) -> np.ndarray | None:
+    """Read the info codes back (the one small readback a solver call makes; ``codes`` a
+    gpunb array or :func:`early`'s copy): None when all are 0, else the host array. A
+    negative code is an argument gpunb passed wrongly (a bug)."""
+    host = np.frombuffer(codes.wait(), np.int32) if isinstance(codes, memory.Readback) else codes.get()
     if not host.any():
         return None
     if (host < 0).any():

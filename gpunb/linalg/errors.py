@@ -69,8 +69,9 @@ def real_of(dt: np.dtype) -> np.dtype:
     return _lapack.REAL[np.dtype(dt)]
 
 
-def check(codes: ndarray, message: str) -> None:
-    """Raise ``LinAlgError(message)`` (NumPy's text) when any info code is positive."""
+def check(codes, message: str) -> None:
+    """Raise ``LinAlgError(message)`` (NumPy's text) when any info code is positive
+    (``codes``: a gpunb array, or its copy begun by ``_lapack.early``)."""
     if _lapack.failed(codes) is not None:
         raise LinAlgError(message)
 

@@ -139,6 +139,7 @@ def solve(a, b):
     lu_buf = L.work(a, dt, True, batch)           # column-major A^T
     # the LU first: the GPU starts factoring while the host prepares the rest
     ipiv, codes, aptrs = lu(lu_buf, n, count)
+    codes = L.early(codes)      # read once the solve is queued too
     rhs = L.work(bm, dt, False, batch)            # column-major B: (batch, k, n) in C order
     _getrs(lu_buf, ipiv, aptrs, rhs, n, k, count, L.OP_T)   # (A^T)^T X = B
     check(codes, SINGULAR)
@@ -181,6 +182,7 @@ def inv(a):
         return out
     lu_buf = L.work(a, dt, True)                   # column-major A^T
     ipiv, codes, aptrs = lu(lu_buf, n, count)
+    codes = L.early(codes)      # read once the solve is queued too
     out = _identity(batch, n, dt)
     _getrs(lu_buf, ipiv, aptrs, out, n, n, count, L.OP_N)   # A^T Y = I: Y^T = A^-1 (C order)
     check(codes, SINGULAR)
