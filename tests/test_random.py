@@ -275,7 +275,9 @@ def test_dist_draw_packs_the_state_s_fields(monkeypatch, what, dtype, n, offset,
     fn, blocks, ptrs, values, keys, per_thread = seen[0]
     assert fn == ("dist", what, np.dtype(dtype)) and blocks == nb and ptrs == (0x7F0000000000 + 4 * offset,)
     assert values == want and keys == round_keys32(*k32)
-    assert per_thread == continuous.BLOCKS_PER_THREAD[np.dtype(dtype).itemsize]
+    # (float64 normals and exponentials: the ziggurat's thread blocks draw several tiles)
+    tiles = 8 if dtype == "float64" and what != "uniform" else 1
+    assert per_thread == continuous.BLOCKS_PER_THREAD[np.dtype(dtype).itemsize] * tiles
     before.advance_blocks(-(-nb // 2))
     assert (st.counter, st.buffer_pos) == (before.counter, before.buffer_pos)
 
@@ -356,97 +358,6 @@ def test_ln_u_is_within_6_ulp_and_never_positive():
         assert (got <= 0).all() and np.isfinite(got).all()
         rel = np.abs(got[~one] - want[~one]) / -want[~one]
         assert rel.max() < 6 * 2.0 ** -24, (rcp, rel.max() / 2.0 ** -24)
-
-
-_LD = np.longdouble
-_LD_EXACT = np.finfo(np.longdouble).nmant >= 63     # x86's 80-bit: products of doubles nearly exact
-
-
-def _fma(a, b, c):
-    """A fused multiply-add of float64 values, rounded once (from 80-bit precision)."""
-    return (np.asarray(a, _LD) * np.asarray(b, _LD) + np.asarray(c, _LD)).astype(np.float64)
-
-
-def _log_u53(u):
-    """The kernels' log_u53 step by step in float64 (continuous.D_LIB)."""
-    from gpunb.core.kernels.random.continuous import D_LN2, D_LOG
-
-    c = [np.float64(v) for v in D_LOG]
-    hi = (u.view(np.uint64) >> np.uint64(32)).astype(np.uint32).view(np.int32)
-    lo = u.view(np.uint64) & np.uint64(0xFFFFFFFF)
-    ebits = (hi - np.int32(0x3FE6A09E)) & np.int32(-(1 << 20))         # & 0xFFF00000
-    m = ((((hi - ebits).view(np.uint32)).astype(np.uint64) << np.uint64(32)) | lo).view(np.float64)
-    dk = (ebits >> 20).astype(np.float64)
-    f = m - 1.0
-    den = 2.0 + f
-    r = (1.0 / den).astype(np.float32).astype(np.float64)       # rcp.approx: ~2**-23
-    r = _fma(r, _fma(-den, r, 1.0), r)
-    r = _fma(r, _fma(-den, r, 1.0), r)
-    s = f * r
-    z = s * s
-    w = z * z
-    t1 = w * _fma(w, _fma(w, c[5], c[3]), c[1])
-    t2 = z * _fma(w, _fma(w, _fma(w, c[6], c[4]), c[2]), c[0])
-    hfsq = 0.5 * f * f
-    return dk * D_LN2[0] - ((hfsq - _fma(s, hfsq + (t2 + t1), dk * D_LN2[1])) - f)
-
-
-def _sincos_turn(a):
-    """The kernels' sincos_turn step by step in float64: sin and cos of 2 pi a."""
-    from gpunb.core.kernels.random.continuous import D_COS, D_SIN
-
-    q = np.rint(4.0 * a)
-    t = _fma(-0.25, q, a)
-    t2 = t * t
-    ps, pc = np.full_like(a, D_SIN[8]), np.full_like(a, D_COS[7])
-    for i in range(7, 0, -1):
-        ps = _fma(ps, t2, D_SIN[i])
-    for i in range(6, -1, -1):
-        pc = _fma(pc, t2, D_COS[i])
-    S, C = _fma(t * t2, ps, t * D_SIN[0]), _fma(pc, t2, 1.0)
-    qi = q.astype(np.int64)
-    x, y = np.where(qi & 1, C, S), np.where(qi & 1, S, C)
-    return np.where(qi & 2, -x, x), np.where((qi + 1) & 2, -y, y)
-
-
-def _ulps(got, want_ld):
-    want = want_ld.astype(np.float64)
-    return np.abs((got.astype(_LD) - want_ld) / np.spacing(np.abs(want)).astype(_LD)).astype(np.float64)
-
-
-@pytest.mark.skipif(not _LD_EXACT, reason="needs 80-bit long double for the reference")
-def test_float64_log_and_sincos_are_within_two_ulp():
-    """float64 normals' and exponentials' ln u (u in [2**-53, 1]) and the angle's sine and
-    cosine, evaluated as the kernels do with their tables, against long-double references:
-    random u and a, u near 2**-53 and 1 and around each split point sqrt(1/2) 2**-k, a near
-    the quarter turns (sine or cosine near 0, where a relative error shows first)."""
-    rng = np.random.default_rng(12)
-    k = np.concatenate([rng.integers(0, 1 << 53, 1 << 18, dtype=np.uint64),
-                        np.arange(4096, dtype=np.uint64), (1 << 53) - 1 - np.arange(4096, dtype=np.uint64)]
-                       + [np.arange(c - 500, c + 500, dtype=np.uint64)
-                          for c in (int(np.sqrt(0.5) * 2.0 ** (53 - j)) for j in range(1, 44))])
-    u = (k + np.uint64(1)).astype(np.float64) * 2.0 ** -53         # open_u: exact
-    got = _log_u53(u)
-    one = u == 1.0
-    assert one.any() and (got[one] == 0).all()
-    assert _ulps(got[~one], np.log(u[~one].astype(_LD))).max() <= 1.0
-    a = np.concatenate([rng.integers(0, 1 << 53, 1 << 18, dtype=np.uint64)]
-                       + [(np.arange(-2000, 2000) + q * (1 << 51)) % (1 << 53) for q in range(4)]
-                       ).astype(np.float64) * 2.0 ** -53                          # closed_u
-    s, c = _sincos_turn(a)
-    # the references from the exact reduction a = q / 4 + t (a long double 2 pi times a
-    # near 1 is off by more than the errors tested)
-    qa = np.rint(4 * a)
-    turn = 2 * _LD("3.14159265358979323846264338327950288") * (a - qa / 4).astype(_LD)
-    sin_t, cos_t, qa = np.sin(turn), np.cos(turn), qa.astype(int) % 4
-    ws = np.choose(qa, [sin_t, cos_t, -sin_t, -cos_t])
-    wc = np.choose(qa, [cos_t, -sin_t, -cos_t, sin_t])
-    quarter = 4 * a == np.rint(4 * a)        # exact quarter turns: exact results
-    assert quarter.sum() >= 4
-    assert _ulps(s[~quarter], ws[~quarter]).max() <= 2.0 and _ulps(c[~quarter], wc[~quarter]).max() <= 2.0
-    q = np.rint(4 * a[quarter]).astype(int) % 4
-    np.testing.assert_array_equal(s[quarter], np.array([0, 1, 0, -1])[q])
-    np.testing.assert_array_equal(c[quarter], np.array([1, 0, -1, 0])[q])
 
 
 # -- CPU: NumPy's errors ------------------------------------------------------------------------
@@ -625,7 +536,7 @@ def test_uniform_bytes_raw_equal_numpy():
 @gpu
 def test_kat_kernels():
     """The kernels' Philox4x64 (raw values at the KAT counters and keys) and Philox4x32 (a
-    float64 normal draw recomputed from the reference)."""
+    float64 normal draw, the ziggurat on the reference's words)."""
     for rounds, counter, key, want in KAT:
         if rounds != 10:
             continue
@@ -636,14 +547,7 @@ def test_kat_kernels():
     g = gp.random.default_rng(77)
     S, key = g._state.counter + 1, g._state.key
     z = g.standard_normal(7).get()
-    want = []
-    for b in range(4):
-        w = philox4x32(dist_counter(b, S), key32(key))
-        x0, x1 = w[0] | (w[1] << 32), w[2] | (w[3] << 32)
-        r = np.sqrt(-2 * np.log(((x0 >> 11) + 1) * 2.0 ** -53))
-        t = 2 * np.pi * (x1 >> 11) * 2.0 ** -53
-        want += [r * np.cos(t), r * np.sin(t)]
-    np.testing.assert_allclose(z, want[:7], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(z, _zig_reference("normal", S, key, 7)[0], rtol=1e-15, atol=0)
     # float32: four normals a block, the angle 2 pi a - 3 pi in [-pi, pi) for a in [1, 2) made
     # of the word's top 23 bits (__sincosf: within 2**-21.4)
     g = gp.random.default_rng(78)
@@ -715,29 +619,111 @@ def test_float32_draws_are_within_a_few_ulp(what):
     assert small.sum() > 10          # the region __logf alone gets wrong is in the sample
 
 
+def _zig_reference(kind: str, S: int, key, n: int, loc: float = 0.0, scale: float = 1.0):
+    """(values, slow) of the float64 ziggurat kernels in Python: element e's word is word pair
+    e % 2 of block e // 2; NumPy's algorithm from that word on, further words from element
+    e's own blocks (:mod:`gpunb.core.kernels.random.ziggurat`); ``slow``: the elements that
+    left the fast path."""
+    import math
+
+    from gpunb.core.kernels.random import ziggurat as zg
+    k, w, f = zg.tables(kind)
+    words = _philox32_words(-(-n // 2), S, key)
+    first = (words[:, 0::2] | (words[:, 1::2] << np.uint64(32))).reshape(-1)[:n]
+    out, slow = np.empty(n), []
+    for e, r in enumerate(int(v) for v in first):
+        more = (v for j in range(1, 1 << 20) for v in _pairs(philox4x32(
+            (e & 0xFFFFFFFF, 0x80000000 | (j << 8) | (e >> 32), S & 0xFFFFFFFF, (S >> 32) & 0xFFFFFFFF),
+            key32(key))))
+        u53 = lambda: (next(more) >> 11) * 2.0 ** -53      # noqa: E731
+        fast = True
+        while True:
+            if kind == "normal":
+                idx, r = r & 0xFF, r >> 8
+                rabs = (r >> 1) & 0x000FFFFFFFFFFFFF
+                x = rabs * w[idx] * (-1.0 if r & 1 else 1.0)
+                if rabs < k[idx]:
+                    break
+                fast = False
+                if idx == 0:
+                    while True:
+                        xx = -(1.0 / zg.NORMAL_R) * math.log1p(-u53())
+                        yy = -math.log1p(-u53())
+                        if yy + yy > xx * xx:
+                            x = -(zg.NORMAL_R + xx) if (rabs >> 8) & 1 else zg.NORMAL_R + xx
+                            break
+                    break
+                if (f[idx - 1] - f[idx]) * u53() + f[idx] < math.exp(-0.5 * x * x):
+                    break
+            else:
+                r >>= 3
+                idx, r = r & 0xFF, r >> 8
+                x = r * w[idx]
+                if r < k[idx]:
+                    break
+                fast = False
+                if idx == 0:
+                    x = zg.EXP_R - math.log1p(-u53())
+                    break
+                if (f[idx - 1] - f[idx]) * u53() + f[idx] < math.exp(-x):
+                    break
+            r = next(more)
+        out[e] = (loc + scale * x) if kind == "normal" else scale * x
+        if not fast:
+            slow.append(e)
+    return out, np.array(slow, int)
+
+
+def _pairs(block):
+    return (block[0] | (block[1] << 32), block[2] | (block[3] << 32))
+
+
+def test_ziggurat_tables_close_their_layers():
+    """The 256 layers of each ziggurat: equal areas v (the base layer's rectangle and tail
+    too), the top layer closing at x = 0, the fast path's integer bounds below the word's
+    range, and the layers' edges increasing (within float64 of the 50-digit solve)."""
+    import math
+
+    from scipy import stats
+
+    from gpunb.core.kernels.random import ziggurat as zg
+    for kind, r, v, m, f, tail in (
+            ("normal", zg.NORMAL_R, zg.NORMAL_V, 2.0 ** 52, lambda x: math.exp(-0.5 * x * x),
+             math.sqrt(2 * math.pi) * stats.norm.sf(zg.NORMAL_R)),
+            ("exponential", zg.EXP_R, zg.EXP_V, 2.0 ** 53, lambda x: math.exp(-x), math.exp(-zg.EXP_R))):
+        k, w, fs = zg.tables(kind)
+        x = [wi * m for wi in w]            # the layers' right edges (x[0]: the base's width)
+        assert abs(r * f(r) + tail - v) < 1e-15
+        assert all(x[i] < x[i + 1] for i in range(1, 255)) and x[255] == r
+        for i in range(2, 256):             # layer i: x[i] * (f(x[i-1]) - f(x[i])) = v
+            assert abs(x[i] * (fs[i - 1] - fs[i]) - v) < 1e-12, (kind, i)
+        assert abs(x[1] * (1.0 - fs[1]) - v) < 1e-12         # the top layer closes at x = 0
+        assert all(0 <= ki < m for ki in k) and k[1] == 0
+
+
 @gpu
 @pytest.mark.parametrize("what", ["normal", "exponential"])
-def test_float64_draws_are_within_a_few_ulp(what):
-    """float64 normals and exponentials (the kernels' own branch-free ln u, sine and cosine)
-    against NumPy's float64 transforms of the same Philox words, over 2**20 draws: each normal
-    within 4 ulp of its radius, each exponential within 2 ulp."""
+def test_float64_ziggurat_draws_equal_the_reference(what):
+    """float64 normals and exponentials against the ziggurat in Python on the same Philox
+    words, 2**16 draws (a few hundred leave the fast path: wedges and the tail), and with
+    loc and scale: the fast path's values bit for bit, the slow path's within an ulp or two
+    (CUDA's exp and log1p against the host's)."""
     g = gp.random.default_rng(80)
-    S, key = g._state.counter + 1, g._state.key
-    n = 1 << 20
-    draw = g.standard_normal if what == "normal" else g.standard_exponential
-    z = draw(n).get().reshape(-1, 2)
-    w = _philox32_words(n // 2, S, key)
-    x0, x1 = w[:, 0] | (w[:, 1] << np.uint64(32)), w[:, 2] | (w[:, 3] << np.uint64(32))
-    u0 = ((x0 >> np.uint64(11)) + np.uint64(1)).astype(np.float64) * 2.0 ** -53
-    if what == "exponential":
-        u1 = ((x1 >> np.uint64(11)) + np.uint64(1)).astype(np.float64) * 2.0 ** -53
-        want = -np.log(np.stack([u0, u1], axis=1))
-        np.testing.assert_allclose(z, want, rtol=2 * 2.0 ** -52, atol=0)
-    else:
-        r = np.sqrt(-2 * np.log(u0))
-        t = 2 * np.pi * (x1 >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
-        want = np.stack([r * np.cos(t), r * np.sin(t)], axis=1)
-        assert (np.abs(z - want) <= 4 * 2.0 ** -52 * r[:, None] + 1e-300).all()
+    n = 1 << 16
+    for loc, scale in ((0.0, 1.0), (2.5, 3.0)):
+        S, key = g._state.counter + 1, g._state.key
+        if what == "normal":
+            z = g.normal(loc, scale, n).get() if scale != 1.0 else g.standard_normal(n).get()
+        else:
+            z = g.exponential(scale, n).get() if scale != 1.0 else g.standard_exponential(n).get()
+        want, slow = _zig_reference(what, S, key, n, loc, scale)
+        assert 0.005 * n < len(slow) < 0.03 * n     # (1.5% of normals, 2.2% of exponentials)
+        fast = np.setdiff1d(np.arange(n), slow)
+        if what == "normal" and scale != 1.0:   # loc + scale x: one rounding on the GPU (an FMA)
+            np.testing.assert_allclose(z, want, rtol=4 * 2.0 ** -52, atol=4 * 2.0 ** -52)
+            continue
+        np.testing.assert_array_equal(z[fast], want[fast])
+        np.testing.assert_allclose(z[slow], want[slow], rtol=4 * 2.0 ** -52, atol=0)
 
 
 @gpu

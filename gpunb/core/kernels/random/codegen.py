@@ -25,8 +25,9 @@ Kernel kinds (:class:`RandomKernel`):
   words is rejected, in which case the host runs ``count`` / ``scan`` / ``write`` instead.
   One pass over the stream instead of two.
 - ``dist``: the distributions NumPy computes with its ziggurat or rejection loops, here
-  GPU-friendly transforms (not NumPy's values): Box-Muller normals, inverse-CDF exponentials
-  and uniforms from Philox4x32-10 (a quarter of the multiply work per bit: these are
+  GPU-friendly transforms (not NumPy's values): Box-Muller float32 normals, inverse-CDF
+  float32 exponentials, the ziggurat for float64 ones (NumPy's algorithm, :mod:`.ziggurat`),
+  uniforms and Philox4x3210's integers from Philox4x32-10 (a quarter of the multiply work per bit: these are
   compute-bound), counter ``(block, S)`` with ``S`` the draw's first 4x64 block;
   gamma (Marsaglia-Tsang), beta (two gammas), poisson (multiplication / PTRS), binomial
   (Knuth's beta splitting, then inversion). Element ``i``

@@ -1,7 +1,9 @@
 """The continuous distributions' device code (``dist`` kernels of :mod:`.codegen`): the
 uniform, normal and exponential transforms of Philox4x32 words (float32: ``ln_u``, Box-Muller
-with the hardware's sine and cosine), and the library the rejection samplers share (gamma,
-beta, poisson, binomial), with each kernel's body. Von Mises, Zipf... are in :mod:`.dists`.
+with the hardware's sine and cosine; float64 normals and exponentials: the ziggurat of
+:mod:`.ziggurat`), Philox4x3210's integers, and the library the rejection samplers share
+(gamma, beta, poisson, binomial), with each kernel's body. Von Mises, Zipf... are in
+:mod:`.dists`.
 
 Pure: imports nothing from CUDA, returns strings.
 """
@@ -9,6 +11,8 @@ Pure: imports nothing from CUDA, returns strings.
 from __future__ import annotations
 
 import numpy as np
+
+from . import ziggurat
 
 # ln u's polynomial: atanh(s) = s + s**3 p(s*s), p(x) = (c2 x + c1) x + c0, near-minimax for
 # |s| <= 3 - 2 sqrt(2) (0.02 ulp); tests/test_random.py evaluates ln_u with these in float32
@@ -37,69 +41,6 @@ __device__ __forceinline__ float ln_u(u32 w) {
 }
 
 """ % {"split": LN_U_SPLIT, "c2": LN_U_POLY[0], "c1": LN_U_POLY[1], "c0": LN_U_POLY[2]}
-
-# float64 normals' and exponentials' ln u and the angle's sine and cosine, branch-free (see
-# D_LIB): fdlibm's log kernel (its Lg1..Lg7, error < 2**-58.45 on its range; ln 2 split so
-# that e * LN2_HI is exact) and the Taylor series of sin(2 pi t), cos(2 pi t) for |t| <= 1/8,
-# truncated below 2**-60; tests/test_random.py checks the ulp errors in float64.
-D_LOG = (6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01,
-         2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01,
-         1.479819860511658591e-01)
-D_LN2 = (6.93147180369123816490e-01, 1.90821492927058770002e-10)
-# (2 pi)**(2k+1) / (2k+1)! with signs, k = 0..8, and (2 pi)**(2k) / (2k)!, k = 1..8
-D_SIN = (6.283185307179586, -41.34170224039976, 81.60524927607506, -76.70585975306139,
-         42.058693944897655, -15.09464257682299, 3.819952584848282, -0.7181223017785006,
-         0.10422916220813984)
-D_COS = (-19.739208802178716, 64.9393940226683, -85.45681720669373, 60.24464137187666,
-         -26.4262567833744, 7.903536371318469, -1.714390711088672, 0.28200596845579123)
-
-
-def _table(name: str, values) -> str:
-    return f"__constant__ double {name}[{len(values)}] = {{{', '.join(repr(float(v)) for v in values)}}};\n"
-
-
-D_LIB = (_table("gpunb_dlog", D_LOG + D_LN2) + _table("gpunb_dsin", D_SIN)
-         + _table("gpunb_dcos", D_COS) + r"""
-// ln u for u in [2**-53, 1] (open_u's values), within 1 ulp, with no branch: CUDA's log
-// tests for special inputs (two branches a call) and takes its 8 coefficients as
-// immediates (two uniform moves each); float64 normals are bound by their instruction count.
-// u = 2**e m, m in [sqrt(1/2), sqrt(2)), f = m - 1 exact, s = f / (2 + f) (s only enters the
-// small term s (hfsq + R), so rcp.approx and two Newton steps do), fdlibm's reconstruction.
-__device__ __forceinline__ double log_u53(double u) {
-    const int hi = __double2hiint(u), lo = __double2loint(u);
-    const int ebits = (hi - 0x3FE6A09E) & (int)0xFFF00000;
-    const double m = __hiloint2double(hi - ebits, lo);
-    const double dk = (double)(ebits >> 20);          // (an arithmetic shift)
-    const double f = m - 1.0, den = 2.0 + f;
-    double r;
-    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(den));
-    r = fma(r, fma(-den, r, 1.0), r);
-    r = fma(r, fma(-den, r, 1.0), r);
-    const double s = f * r, z = s * s, w = z * z;
-    const double t1 = w * fma(w, fma(w, gpunb_dlog[5], gpunb_dlog[3]), gpunb_dlog[1]);
-    const double t2 = z * fma(w, fma(w, fma(w, gpunb_dlog[6], gpunb_dlog[4]), gpunb_dlog[2]), gpunb_dlog[0]);
-    const double hfsq = 0.5 * f * f;
-    return dk * gpunb_dlog[7] - ((hfsq - fma(s, hfsq + (t2 + t1), dk * gpunb_dlog[8])) - f);
-}
-
-// sin and cos of 2 pi a for a in [0, 1) (closed_u's values), within 1.5 ulp, with no branch:
-// a = q / 4 + t (q = rint(4 a), t in [-1/8, 1/8] exact), the series in t, then the quarter
-// turns q by swapping and negating.
-__device__ __forceinline__ void sincos_turn(double a, double* sn, double* cs) {
-    const double q = rint(4.0 * a);
-    const double t = fma(-0.25, q, a), t2 = t * t;
-    double ps = gpunb_dsin[8], pc = gpunb_dcos[7];
-    #pragma unroll
-    for (int i = 7; i >= 1; --i) ps = fma(ps, t2, gpunb_dsin[i]);
-    #pragma unroll
-    for (int i = 6; i >= 0; --i) pc = fma(pc, t2, gpunb_dcos[i]);
-    const double S = fma(t * t2, ps, t * gpunb_dsin[0]), C = fma(pc, t2, 1.0);
-    const int qi = (int)q;
-    const double x = (qi & 1) ? C : S, y = (qi & 1) ? S : C;
-    *sn = (qi & 2) ? -x : x;
-    *cs = ((qi + 1) & 2) ? -y : y;
-}
-""")
 
 LIB = r"""
 #define TWO_M53 (1.0 / 9007199254740992.0)
@@ -235,6 +176,14 @@ __device__ __forceinline__ void philox32(u32 c[4], const philox32_keys& rk) {
 """
 
 
+def per_thread(what: str, dtype) -> int:
+    """The Philox blocks a thread of ``what``'s dist kernel draws (the launch's grid: the
+    blocks over THREADS times this): the ziggurat's thread blocks draw several tiles."""
+    itemsize = np.dtype(dtype).itemsize
+    n = BLOCKS_PER_THREAD[itemsize]
+    return n * ziggurat.TILES if itemsize == 8 and what in ("normal", "exponential") else n
+
+
 # Philox blocks a thread of the normal, exponential and uniform kernels, by the dtype's size
 # (the launch's grid: the blocks over THREADS times this). SASS on the fast path, instructions
 # a block for 1/2/4 (sm_90): float32 normal 145/123/111, exponential 160/143/133, uniform
@@ -269,32 +218,35 @@ def kernel(k, per: int, THREADS: int, _CTYPE: dict) -> str:  # noqa: N803 (the t
                  "uniform": """
         #pragma unroll
         for (int h = 0; h < 4; ++h) v[h] = closed_uf(w[h]);"""}[k.what]
+        elif k.what == "uniform":
+            u = """
+        v[0] = closed_u(x0); v[1] = closed_u(x1);"""
+        else:           # float64 normals and exponentials: the ziggurat (:mod:`.ziggurat`)
+            u = ziggurat.fast(k.what, THREADS, bpt)
+        zig = not f32 and k.what != "uniform"
+        post = ziggurat.patch(k.what, THREADS, bpt) if zig else ""
+        if zig:     # ziggurat.TILES tiles a thread block, then its queue of slow elements
+            head = (f"    {ziggurat.table_load(k.what, THREADS)}\n"
+                    f"    for (int tile = 0; tile < {ziggurat.TILES}; ++tile) {{\n"
+                    f"    const long long B0 = (blockIdx.x * (long long){ziggurat.TILES} + tile) * {THREADS * bpt}"
+                    f" + threadIdx.x;\n    if (B0 < a.nblocks) {{")
         else:
-            u = {"normal": """
-        {
-            double s, co;
-            const double r = sqrt(-2.0 * log_u53(open_u(x0)));
-            sincos_turn(closed_u(x1), &s, &co);
-            v[0] = r * co; v[1] = r * s;
-        }""", "exponential": """
-        v[0] = -log_u53(open_u(x0)); v[1] = -log_u53(open_u(x1));""",
-                 "uniform": """
-        v[0] = closed_u(x0); v[1] = closed_u(x1);"""}[k.what]
+            head = (f"    const long long B0 = blockIdx.x * (long long){THREADS * bpt} + threadIdx.x;\n"
+                    f"    if (B0 >= a.nblocks) return;")
         affine = ("v[h] = scale * v[h];" if k.what == "exponential" else
                   "v[h] = loc + scale * v[h];")
         C = "float" if f32 else "double"
         store = ("float4 t; t.x = v[0]; t.y = v[1]; t.z = v[2]; t.w = v[3];" if f32 else
                  "double2 t; t.x = v[0]; t.y = v[1];")
         vec = "float4" if f32 else "double2"
-        return ("" if f32 else D_LIB) + PHILOX32 + f"""
+        return (ziggurat.library(k.what) if zig else "") + PHILOX32 + f"""
 extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict__ out, const rng_args a,
                                                                 const philox32_keys rk) {{
     // {bpt} Philox blocks a thread, {THREADS} apart (each store instruction stays
     // coalesced): the index, the round keys' loads and the store set-up are shared (a
     // fifth of a float32 normal's instructions). Blocks past the last are computed and not
     // stored (pure: cheaper than a branch per block).
-    const long long B0 = blockIdx.x * (long long){THREADS * bpt} + threadIdx.x;
-    if (B0 >= a.nblocks) return;
+{head}
     {C} vv[{bpt}][{per}];
     #pragma unroll
     for (int part = 0; part < {bpt}; ++part) {{
@@ -330,7 +282,7 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict
             #pragma unroll
             for (int h = 0; h < {per}; ++h) if (e0 + h < a.n) out[e0 + h] = vv[part][h];
         }}
-    }}
+    }}{"}}" if zig else ""}{post}
 }}
 """
     # one element per block, parameters from arrays of n elements (broadcast by the host)
@@ -385,7 +337,6 @@ def integer_kernel(k, THREADS: int, _CTYPE: dict) -> str:  # noqa: N803 (the tem
     T = _CTYPE[k.dtype.name]
     per = 4 if k.width == 32 else 2
     bpt = INT_BLOCKS_PER_THREAD
-    size = per * k.dtype.itemsize
     if k.width == 32:
         # a.rng = range + 1 (up to 2**32), a.threshold = 2**32 mod it: accept the low half >= it
         take = "const u64 m = (u64)w[q] * a.rng; if ((u32)m >= (u32)a.threshold) return m >> 32;"

@@ -98,7 +98,7 @@ def make_dist(function: int, what: str, shape: tuple, dtype: np.dtype, standard:
     for s in shape:
         n *= s
     nb = -(-n // cg.DIST_PER_BLOCK[what][dtype.itemsize])
-    grid = -(-nb // (cg.THREADS * continuous.BLOCKS_PER_THREAD[dtype.itemsize]))
+    grid = -(-nb // (cg.THREADS * continuous.per_thread(what, dtype)))
     # o = 1 when the kernel may not store vectors; f2 = 1 when loc and scale apply
     affine = "0.0, 1.0, 0.0" if standard else "loc, scale, 0.0 if loc == 0.0 and scale == 1.0 else 1.0"
     values = (f"ptr, {_words('S')}, k0, k1, 0 if ptr & 15 == 0 else 1, {n}, {nb}, -1, 0, 0, 0, 0, "

@@ -185,7 +185,7 @@ def fill_dist(state: pl.StreamState, out: ndarray, what: str, loc: float = 0.0,
               0 if ptr & 15 == 0 else 1, n, nb, -1, 0, 0, 0, 0,
               loc, scale, 0.0 if loc == 0.0 and scale == 1.0 else 1.0, 0.0, 0, 0, 0, 0)
     _launch(_fn("dist", what, dt), nb, (ptr,), values, keys,
-            continuous.BLOCKS_PER_THREAD[dt.itemsize])
+            continuous.per_thread(what, dt))
     state.advance_blocks((nb + 1) >> 1)     # as many 4x64 blocks as bits drawn, rounded up
 
 
