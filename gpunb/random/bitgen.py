@@ -146,12 +146,14 @@ class Philox4x3210(_Counter):
     the bit generator of :func:`~gpunb.random.default_rng`.
 
     Seeded, keyed and advanced as :class:`Philox` (``seed``, ``counter``, ``key``,
-    ``state``, ``jumped``, ``spawn``), but every draw comes from Philox4x32-10 blocks
-    keyed from its key, which need a quarter of the multiply work per bit of NumPy's
-    Philox4x64-10 stream: ``random`` and ``uniform`` (``(x >> 11) * 2**-53`` of a 64-bit
-    word; float32 from a 32-bit word), ``integers`` (Lemire's multiply-shift, a rejected
-    word drawn again on its own, so one pass over the elements), ``bytes`` and
-    ``random_raw`` run at the write bandwidth. Not NumPy's values: use ``Philox`` for those.
+    ``state``, ``jumped``, ``spawn``), but ``random`` and ``uniform`` (``(x >> 11) * 2**-53``
+    of a 64-bit word; float32 from a 32-bit word), ``integers`` (Lemire's multiply-shift, a
+    rejected word drawn again on its own, so one pass over the elements), ``bytes`` and
+    ``random_raw`` come from Philox4x32-10 blocks keyed from its key, as the normals and
+    exponentials do under either generator: a quarter of the multiply work per bit of NumPy's
+    Philox4x64-10 stream, at the write bandwidth. The rejection samplers (gamma, poisson, ...)
+    and the permutations draw Philox4x64 blocks as under ``Philox``. Not NumPy's values: use
+    ``Philox`` for those.
     """
 
     _NAME = "Philox4x3210"
