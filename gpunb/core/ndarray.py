@@ -35,32 +35,6 @@ def c_strides(shape: tuple, itemsize: int) -> tuple:
     return strides
 
 
-def empty_lines(var: str, shape: str, strides: str, size: str, dtype: str, nbytes: str) -> list[str]:
-    """Source lines that make ``var`` a new C-contiguous array: :meth:`ndarray._empty` written
-    out for generated prepared calls (its frame, size loop and pool lookup: 0.7k of ``a + b``'s
-    24.4k instructions). The arguments are expressions; the lines read
-    :func:`empty_namespace`'s names."""
-    return [f"{var} = NEW(ndarray)", f"{var}._data = MALLOC({nbytes})",
-            f"{var}._shape, {var}._strides, {var}._dtype, {var}._base, {var}._size, {var}._cc = "
-            f"{shape}, {strides}, {dtype}, None, {size}, True"]
-
-
-def fixed_empty_lines(var: str, shape: tuple, dt: np.dtype, dtype: str) -> list[str]:
-    """:func:`empty_lines` for a ``shape`` and ``dt`` known when the source is made: the shape,
-    strides, size and byte count written in as constants (``dtype``: the name ``dt`` has)."""
-    shape = tuple(int(s) for s in shape)
-    size = math.prod(shape)
-    return empty_lines(var, repr(shape), repr(c_strides(shape, dt.itemsize)), str(size), dtype,
-                       str(size * dt.itemsize))
-
-
-def empty_namespace() -> dict:
-    """The names :func:`empty_lines` reads: the current device's pool's ``malloc`` (a prepared
-    call runs only on the device it was made on)."""
-    return {"ndarray": ndarray, "NEW": ndarray.__new__,
-            "MALLOC": memory.get_default_memory_pool().malloc}
-
-
 class Flags:
     """Contiguity flags, readable as attributes or NumPy-style keys."""
 

@@ -46,15 +46,17 @@ class BitGenerator:
     # generator (else they come from Philox4x32-10 blocks, as every other distribution's)
     _NUMPY_VALUES = True
 
+    def _fill_integers(self, out, off: int, rng: int) -> None:
+        """``off + [0, rng]`` into ``out`` (``integers``, ``bytes`` and ``random_raw``'s
+        draw): NumPy's stream, or Philox4x32 words."""
+        from ..core.kernels.random import run
+        (run.fill_integers if self._NUMPY_VALUES else run.fill_integers32)(self._state, out, off, rng)
+
     def random_raw(self, size=None, output: bool = True):
         """The next raw 64-bit values as a uint64 gpunb array (NumPy's ``random_raw``)."""
-        from ..core.kernels.random import run
         from .generator import _alloc
         out = _alloc(size, np.dtype(np.uint64))
-        if self._NUMPY_VALUES:
-            run.fill_raw(self._state, out)
-        else:
-            run.fill_integers32(self._state, out, 0, pl.MASK64)
+        self._fill_integers(out, 0, pl.MASK64)
         return out if output else None
 
 

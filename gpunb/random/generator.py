@@ -163,7 +163,8 @@ class Generator(Derived, More):
         if not isinstance(bit_generator, BitGenerator):
             raise TypeError("bit_generator must be a gpunb.random bit generator (gpunb.random.Philox)")
         self._bit_generator = bit_generator
-        # NumPy's values for random, uniform, integers and bytes (Philox), else Philox4x32's
+        # NumPy's values for random and uniform (Philox), else Philox4x32's (the integer
+        # draws ask the bit generator)
         self._numpy = bit_generator._NUMPY_VALUES
         # the prepared draws (fastdraw) of the last (size, dtype) of each method that has
         # one: (size, dtype or what, device context, fast)
@@ -266,7 +267,7 @@ class Generator(Derived, More):
         if lo > hi:
             raise ValueError("low > high" if endpoint else "low >= high")
         out = ndarray._empty(shape, dt)
-        (run.fill_integers if self._numpy else run.fill_integers32)(self._state, out, lo, hi - lo)
+        self._bit_generator._fill_integers(out, lo, hi - lo)
         return out
 
     def _integers_array(self, low, high, size, dt, endpoint):
@@ -318,7 +319,7 @@ class Generator(Derived, More):
         q = length - 1      # NumPy's word count, C division (so bytes(0) draws a word too)
         words = (q // 4 if q >= 0 else -(-q // 4)) + 1
         out = ndarray._empty(_shape(words), np.dtype(np.uint32))
-        (run.fill_integers if self._numpy else run.fill_integers32)(self._state, out, 0, 0xFFFFFFFF)
+        self._bit_generator._fill_integers(out, 0, 0xFFFFFFFF)
         return out.get().tobytes()[:length]
 
     # ---- continuous distributions (GPU transforms) -------------------------------------------

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ndarray import empty_namespace, fixed_empty_lines, ndarray
+from ..ndarray import ndarray
+from .empty_source import empty_namespace, fixed_empty_lines
 from ..runtime import driver, fastcall, memory
 
 _CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16,

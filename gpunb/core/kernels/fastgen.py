@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ndarray import C_STRIDES, c_strides, empty_lines, empty_namespace, ndarray
+from ..ndarray import C_STRIDES, c_strides, ndarray
+from .empty_source import empty_lines, empty_namespace
 from ..runtime import driver, fastcall
 from .elementwise import plan as eplan
 

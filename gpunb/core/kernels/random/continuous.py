@@ -173,6 +173,20 @@ __device__ __forceinline__ void philox32(u32 c[4], const philox32_keys& rk) {
         c[0] = n0; c[1] = l1; c[2] = n2; c[3] = l0;
     }
 }
+
+// Element e's further words (a rejected word's next attempts, j = 1, 2...): the block
+// (e, 2**31 | j << 8 | e >> 32, S), which a draw's own blocks (B < 2**63) never reach, its
+// round keys made from the key (k0, k1) where they are needed (rarely: no table).
+__device__ __forceinline__ void further_block(u32 w[4], long long e, u32 j, u64 S, u32 k0, u32 k1) {
+    w[0] = (u32)e; w[1] = 0x80000000u | (j << 8) | (u32)((u64)e >> 32); w[2] = (u32)S; w[3] = (u32)(S >> 32);
+    #pragma unroll
+    for (int r = 0; r < 10; ++r) {
+        const u32 h0 = __umulhi(0xD2511F53u, w[0]), l0 = 0xD2511F53u * w[0];
+        const u32 h1 = __umulhi(0xCD9E8D57u, w[2]), l1 = 0xCD9E8D57u * w[2];
+        const u32 n0 = h1 ^ w[1] ^ (k0 + r * 0x9E3779B9u), n2 = h0 ^ w[3] ^ (k1 + r * 0xBB67AE85u);
+        w[0] = n0; w[1] = l1; w[2] = n2; w[3] = l0;
+    }
+}
 """
 
 
@@ -239,7 +253,7 @@ def kernel(k, per: int, THREADS: int, _CTYPE: dict) -> str:  # noqa: N803 (the t
         store = ("float4 t; t.x = v[0]; t.y = v[1]; t.z = v[2]; t.w = v[3];" if f32 else
                  "double2 t; t.x = v[0]; t.y = v[1];")
         vec = "float4" if f32 else "double2"
-        return (ziggurat.library(k.what) if zig else "") + PHILOX32 + f"""
+        return PHILOX32 + (ziggurat.library(k.what) if zig else "") + f"""
 extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict__ out, const rng_args a,
                                                                 const philox32_keys rk) {{
     // {bpt} Philox blocks a thread, {THREADS} apart (each store instruction stays
@@ -353,22 +367,19 @@ def integer_kernel(k, THREADS: int, _CTYPE: dict) -> str:  # noqa: N803 (the tem
         tries = 2
     E, C = int_chunks(k)
     vec = _VEC[E * k.dtype.itemsize]
+    # word h of part p of thread t is element Bp per + (h / E) THREADS E + t E + h % E (Bp: the
+    # part's first block): each store instruction writes consecutive E-element chunks
+    element = f"Bp * {per} + (h / {E}) * {THREADS * E} + threadIdx.x * {E} + h % {E}"
     stores = "\n".join(
         f"{{ {vec} t; memcpy(&t, reinterpret_cast<const char*>(vv[part]) + {c * E * k.dtype.itemsize}, "
         f"{E * k.dtype.itemsize}); reinterpret_cast<{vec}*>(out + Bp * {per} + {c * THREADS * E})[threadIdx.x] = t; }}"
         for c in range(C))
     return PHILOX32 + f"""
-// Element e's further attempts: rare, so out of line, its round keys made from the key.
+// Element e's further attempts: rare, so out of line.
 __device__ __noinline__ u64 redraw(u64 S, u64 rng, u64 threshold, u32 k0, u32 k1, long long e) {{
     for (u32 j = 1; ; ++j) {{
-        u32 w[4] = {{(u32)e, 0x80000000u | (j << 8) | (u32)((u64)e >> 32), (u32)S, (u32)(S >> 32)}};
-        #pragma unroll
-        for (int r = 0; r < 10; ++r) {{
-            const u32 h0 = __umulhi(0xD2511F53u, w[0]), l0 = 0xD2511F53u * w[0];
-            const u32 h1 = __umulhi(0xCD9E8D57u, w[2]), l1 = 0xCD9E8D57u * w[2];
-            const u32 n0 = h1 ^ w[1] ^ (k0 + r * 0x9E3779B9u), n2 = h0 ^ w[3] ^ (k1 + r * 0xBB67AE85u);
-            w[0] = n0; w[1] = l1; w[2] = n2; w[3] = l0;
-        }}
+        u32 w[4];
+        further_block(w, e, j, S, k0, k1);
         #pragma unroll
         for (int q = 0; q < {tries}; ++q) {{ {take.replace("a.rng", "rng").replace("a.threshold", "threshold")} }}
     }}
@@ -392,8 +403,6 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict
             if (!({accept})) rej |= 1u << (part * {per} + h);
         }}
     }}
-    // word h of part p of thread t is element Bp per + (h / E) THREADS E + t E + h % E (Bp: the
-    // part's first block): each store instruction writes consecutive E-element chunks
     if ((blockIdx.x + 1) * (long long){THREADS * bpt * per} <= a.n && a.o == 0) {{
         #pragma unroll
         for (int part = 0; part < {bpt}; ++part) {{   // whole and aligned: vectors
@@ -406,7 +415,7 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict
             const long long Bp = blockIdx.x * (long long){THREADS * bpt} + part * {THREADS};
             #pragma unroll
             for (int h = 0; h < {per}; ++h) {{
-                const long long e = Bp * {per} + (h / {E}) * {THREADS * E} + threadIdx.x * {E} + h % {E};
+                const long long e = {element};
                 if (e < a.n) out[e] = vv[part][h];
             }}
         }}
@@ -415,7 +424,7 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {k.name}({T}* __restrict
         const int i = __ffs(rej) - 1, h = i % {per};
         rej &= rej - 1;
         const long long Bp = blockIdx.x * (long long){THREADS * bpt} + (i / {per}) * {THREADS};
-        const long long e = Bp * {per} + (h / {E}) * {THREADS * E} + threadIdx.x * {E} + h % {E};
+        const long long e = {element};
         if (e < a.n) out[e] = ({T})(a.off + redraw(a.c[0], a.rng, a.threshold, (u32)a.k[0], (u32)a.k[1], e));
     }}
 }}

@@ -17,7 +17,7 @@ import struct
 
 import numpy as np
 
-from ...ndarray import empty_namespace, fixed_empty_lines
+from ..empty_source import empty_namespace, fixed_empty_lines
 from ...runtime import driver, fastcall
 from ..fastgen import MISS
 from . import codegen as cg

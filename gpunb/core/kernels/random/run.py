@@ -158,11 +158,6 @@ def fill_integers(state: pl.StreamState, out: ndarray, off: int, rng: int) -> No
         n -= total
 
 
-def fill_raw(state: pl.StreamState, out: ndarray) -> None:
-    """The stream's next 64-bit values (NumPy's ``random_raw``) into uint64 ``out``."""
-    fill_integers(state, out, 0, pl.MASK64)
-
-
 def fill_dist(state: pl.StreamState, out: ndarray, what: str, loc: float = 0.0,
               scale: float = 1.0) -> None:
     """``loc + scale * X`` for X standard normal, standard exponential or uniform [0, 1)

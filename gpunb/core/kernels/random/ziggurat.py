@@ -69,34 +69,25 @@ def _array(ctype: str, name: str, values) -> str:
 
 @functools.lru_cache(maxsize=2)
 def library(kind: str) -> str:
-    """The tables and the slow path of ``kind``'s kernel (CUDA source)."""
+    """The tables and the slow path of ``kind``'s kernel (CUDA source, after continuous.LIB's
+    uniforms and PHILOX32's blocks)."""
     k, w, f = tables(kind)
     p = "ZN" if kind == "normal" else "ZE"
     src = _array("unsigned long long", p + "K", k) + _array("double", p + "W", w) + _array("double", p + "F", f)
     src += r"""
 struct zig_entry { u64 k; double w; };
 
-// Element e's further words: Philox4x32 blocks (e, 2**31 | j << 8 | e >> 32, S), which a
-// draw's own blocks (B < 2**63) never reach, their round keys made from the key.
+// Element e's further 64-bit words, two a block of further_block's (continuous.PHILOX32).
 struct zig_words { u32 w[4]; int pos; u32 j; long long e; u64 S; u32 k0, k1; };
 __device__ __forceinline__ u64 zig_next(zig_words& s) {
     if (s.pos == 2) {
-        s.w[0] = (u32)s.e; s.w[1] = 0x80000000u | (s.j << 8) | (u32)((u64)s.e >> 32);
-        s.w[2] = (u32)s.S; s.w[3] = (u32)(s.S >> 32);
-        #pragma unroll
-        for (int r = 0; r < 10; ++r) {
-            const u32 h0 = __umulhi(0xD2511F53u, s.w[0]), l0 = 0xD2511F53u * s.w[0];
-            const u32 h1 = __umulhi(0xCD9E8D57u, s.w[2]), l1 = 0xCD9E8D57u * s.w[2];
-            const u32 n0 = h1 ^ s.w[1] ^ (s.k0 + r * 0x9E3779B9u), n2 = h0 ^ s.w[3] ^ (s.k1 + r * 0xBB67AE85u);
-            s.w[0] = n0; s.w[1] = l1; s.w[2] = n2; s.w[3] = l0;
-        }
+        further_block(s.w, s.e, s.j, s.S, s.k0, s.k1);
         ++s.j; s.pos = 0;
     }
     const u64 x = s.w[2 * s.pos] | ((u64)s.w[2 * s.pos + 1] << 32);
     ++s.pos;
     return x;
 }
-__device__ __forceinline__ double zig_u53(u64 x) { return (double)(x >> 11) * (1.0 / 9007199254740992.0); }
 """
     if kind == "normal":
         src += r"""
@@ -112,12 +103,12 @@ __device__ __noinline__ double zig_slow(u64 r, u64 S, u32 k0, u32 k1, long long 
         if (rabs < ZNK[idx]) return x;
         if (idx == 0) {         // the tail beyond r: Marsaglia's method
             for (;;) {
-                const double xx = -(1.0 / %(r)r) * log1p(-zig_u53(zig_next(s)));
-                const double yy = -log1p(-zig_u53(zig_next(s)));
+                const double xx = -(1.0 / %(r)r) * log1p(-closed_u(zig_next(s)));
+                const double yy = -log1p(-closed_u(zig_next(s)));
                 if (yy + yy > xx * xx) return ((rabs >> 8) & 1) ? -(%(r)r + xx) : %(r)r + xx;
             }
         }
-        if ((ZNF[idx - 1] - ZNF[idx]) * zig_u53(zig_next(s)) + ZNF[idx] < exp(-0.5 * x * x)) return x;
+        if ((ZNF[idx - 1] - ZNF[idx]) * closed_u(zig_next(s)) + ZNF[idx] < exp(-0.5 * x * x)) return x;
         r = zig_next(s);
     }
 }
@@ -133,8 +124,8 @@ __device__ __noinline__ double zig_slow(u64 r, u64 S, u32 k0, u32 k1, long long 
         r >>= 8;
         const double x = (double)r * ZEW[idx];
         if (r < ZEK[idx]) return x;
-        if (idx == 0) return %(r)r - log1p(-zig_u53(zig_next(s)));
-        if ((ZEF[idx - 1] - ZEF[idx]) * zig_u53(zig_next(s)) + ZEF[idx] < exp(-x)) return x;
+        if (idx == 0) return %(r)r - log1p(-closed_u(zig_next(s)));
+        if ((ZEF[idx - 1] - ZEF[idx]) * closed_u(zig_next(s)) + ZEF[idx] < exp(-x)) return x;
         r = zig_next(s);
     }
 }
