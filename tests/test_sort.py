@@ -147,13 +147,19 @@ def test_offset_sources_are_integer_ascending_keys():
 def test_pass_skipping_reads_the_histogram_without_its_padding():
     """A pass moves nothing when one digit holds every key; CUB's histogram also counts the
     last tile's padding keys at the largest digit, which must not hide or fake that."""
-    from gpunb.core.kernels.sort.run import _moves
+    from gpunb.core.kernels.sort.run import _real
 
     def counts(pairs, size=256):
         c = np.zeros(size, np.int64)
         for d, k in pairs:
             c[d] += k
         return c
+
+    def _moves(c, n, begin, end, pas):      # the other passes' rows hold n keys in digit 0
+        rows = np.zeros((pas + 1, c.size), np.int64)
+        rows[:, 0] = n
+        rows[pas] = c
+        return int(_real(rows, n, begin, end)[pas].max()) != n
     assert not _moves(counts([(5, 10), (255, 3)]), 10, 0, 64, 1)       # all 10 in digit 5
     assert _moves(counts([(255, 10), (4, 3)]), 10, 0, 64, 1)           # 7 real in 255, 3 in 4
     assert not _moves(counts([(255, 13)]), 10, 0, 64, 1)               # all in 255, padded

@@ -23,7 +23,9 @@ then one pass per 8-bit digit (in portions of at most 2^28 items; from ``SKIP_PA
 keys on, the histograms are read back while the first pass runs and a later pass whose digit
 is the same in every key is skipped, so the result may end in the scratch buffers, which
 ``_sort`` returns); argsort's first pass generates the positions (int32 ones, widened at the
-end: ``NARROW_ARGSORT``). Rows longer than a tile: keys of at most 4 bytes by one flat sort
+end: ``NARROW_ARGSORT``). 8-byte keys whose top digits spread evenly (full-range int64) run
+only the passes of the top 2 or 3 digits, then one block sorts each group of keys sharing
+those bits (``SEGMENTS``, :func:`.plan.segment_plan`). Rows longer than a tile: keys of at most 4 bytes by one flat sort
 of (row, key) composites (``COMPOSITE_ROWS``), others (and argsort) by one stable sort of
 (key, flat position) over all rows, a stable sort of the positions by row (one or two passes
 of a few bits), then a gather.
@@ -61,6 +63,14 @@ SKIP_PASSES_MIN = 1 << 20
 # 1000]: 8 passes) are sorted, after the first pass, as their differences from the smallest
 # (2 passes) by an offset source, when that saves a pass (see ``_offset_passes``).
 OFFSET_KEYS = True
+# 8-byte keys whose top digits spread evenly (full-range int64: 8 passes, about 136 bytes of
+# traffic a key) from SEGMENTS_MIN keys on: the passes of the top 2 (or 3) digits group the
+# keys (about SEG_MEAN a group), then one block a group sorts the low bits in shared memory
+# (about 56 bytes a key in all). A group that does not fit a block is sorted by passes of its
+# own; more than SEG_FALLBACK_GROUPS of them, by every pass (see plan.segment_plan).
+SEGMENTS = True
+SEGMENTS_MIN = 1 << 22
+SEG_FALLBACK_GROUPS = 8
 _kernels = memo.table("sort.kernels")    # (key dtype, value dtype or None, descending) -> its IR
 _block_steps = memo.table("sort.block_steps")     # one-block sorts' launches, by kernel and size
 _vp, _i64, _int, _null = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_void_p(0)
@@ -166,11 +176,14 @@ def _sort(k, lk, keys, out_k, values, out_v, n: int, begin: int, end: int, iota:
                   (_vp(base), _i64(p.zero_words))),
              Step(f[name + "_hist"], (hist_blocks,), (cg.HIST_THREADS,),
                   (_vp(bins), 0, _i64(n), _int(begin), _int(end), _vp(base), _u64(0)))]
-    readback = None
+    readback, seg = None, False
     if n >= SKIP_PASSES_MIN and p.passes > 1 and not memory.get_default_memory_pool()._capturing:
         execute(steps, [_p(keys)])
         readback = memory.Readback(base, p.bins_offset + p.passes * p.digits * 8)
         steps = []
+        # a segmented sort is decided on the histograms, so no pass runs while they come back
+        seg = (SEGMENTS and k.segments and n >= SEGMENTS_MIN and p.portions == 1 and begin == 0
+               and end == 64)
     steps.append(Step(f[name + "_scan"], (p.passes,), (cg.SCAN_THREADS,), (_vp(bins),)))
     bufs_k = [out_k, ndarray._empty((n,), out_k.dtype) if p.passes > 1 else None]
     bufs_v = [out_v, ndarray._empty((n,), out_v.dtype) if pairs and p.passes > 1 else None]
@@ -205,8 +218,8 @@ def _sort(k, lk, keys, out_k, values, out_v, n: int, begin: int, end: int, iota:
 
     ksize = out_k.dtype.itemsize
     vsize = out_v.dtype.itemsize if pairs else 0
-    sweep(0, 0)
     if readback is None:
+        sweep(0, 0)
         for pas in range(1, p.passes):
             at ^= 1
             sweep(pas, pas)
@@ -214,12 +227,36 @@ def _sort(k, lk, keys, out_k, values, out_v, n: int, begin: int, end: int, iota:
     else:
         # the first pass runs while the histograms come back; then only the passes whose
         # digit differs between keys (a pass with one digit moves nothing)
+        # (a segmented sort needs no first pass: whether to run it while waiting is guessed
+        # from the last sort of these keys, so a loop over similar data never waits)
+        speculate = not (seg and _seg_last.get(k.name, True))
+        if speculate:
+            sweep(0, 0)
         execute(steps, [_p(keys)])
         raw = readback.wait()
         counts = np.frombuffer(raw, _U64, p.passes * p.digits, p.bins_offset)
-        counts = counts.reshape(p.passes, p.digits).astype(np.int64)
-        moving = [q for q in range(1, p.passes) if _moves(counts[q], n, begin, end, q)]
+        counts = _real(counts.reshape(p.passes, p.digits).astype(np.int64), n, begin, end)
         steps = []
+        if seg:
+            sp = pl.segment_plan(counts, n)
+            _seg_last[k.name] = sp is not None
+            if sp is not None and not speculate:
+                for i, pas in enumerate(sp.digits):
+                    if i:
+                        at ^= 1
+                    sweep(i, pas)
+                    if i == 0:          # the GPU waits: launch the first pass now
+                        execute(steps, [])
+                        steps = []
+                at ^= 1
+                out = _segmented(k, lk, sp, steps, bufs_k, bufs_v, at, base + 16, n, pairs)
+                del temp, values
+                return out
+        if not speculate:
+            sweep(0, 0)
+            execute(steps, [])
+            steps = []
+        moving = [int(q) for q in np.flatnonzero(counts[1:].max(axis=1) != n) + 1]
         top, off = _offset_passes(k, p, np.frombuffer(raw, _U64, 2), moving, begin)
         if top:
             # keys - off: the passes 1 .. top - 1 of an offset source, on new histograms
@@ -259,17 +296,71 @@ def _offset_passes(k, p, extremes: np.ndarray, moving: list, begin: int) -> tupl
     return (top, off) if hi >= lo and 1 < top and top - 1 < len(moving) else (0, 0)
 
 
-def _moves(counts: np.ndarray, n: int, begin: int, end: int, pas: int) -> bool:
-    """Whether the digit pass ``pas`` with histogram ``counts`` reorders anything: not when
-    one digit holds all ``n`` keys. CUB's histogram also counts the last tile's padding, at
-    the largest digit (its padding key is the largest bit-ordered key), left out here."""
-    nbits = min(cg.RADIX_BITS, end - begin - pas * cg.RADIX_BITS)
-    real = counts.copy()
-    real[(1 << nbits) - 1] -= int(counts.sum()) - n
-    return int(real.max()) != n
+def _real(counts: np.ndarray, n: int, begin: int, end: int) -> np.ndarray:
+    """The digit histograms (passes x digits) of the ``n`` keys alone: CUB's histogram also
+    counts the last tile's padding, at each pass's largest digit (its padding key is the
+    largest bit-ordered key). A pass reorders nothing when one digit holds all ``n`` keys."""
+    if (end - begin) % cg.RADIX_BITS == 0:         # (cheap: the GPU waits for this)
+        counts[:, -1] -= counts.sum(axis=1) - n
+        return counts
+    passes = np.arange(len(counts))
+    nbits = np.minimum(cg.RADIX_BITS, end - begin - passes * cg.RADIX_BITS)
+    counts[passes, (1 << nbits) - 1] -= counts.sum(axis=1) - n
+    return counts
+
+
+def _segmented(k, lk, sp, steps: list, bufs_k, bufs_v, at: int, word: int, n: int, pairs: bool):
+    """The rest of a segmented sort (``steps`` holds the top digit passes, which left the
+    keys grouped in ``bufs_*[at ^ 1]``): each group's low bits sorted by one block into
+    ``bufs_*[at]``. ``word``: a zeroed 8-byte word of scratch for the largest group's size.
+    A group larger than a block's tile (uneven keys) is sorted afterwards by digit passes of
+    its own; many of them, by every digit pass over all the keys. Returns ``(keys, values)``."""
+    f, name = lk.functions, k.name
+    src_k, dst_k = bufs_k[at ^ 1], bufs_k[at]
+    src_v, dst_v = (bufs_v[at ^ 1], bufs_v[at]) if pairs else (None, None)
+    starts = ndarray._empty((sp.groups + 1,), _I64)
+    steps += [Step(f[name + "_bounds"], (_grid_stride(lk, n + 1),), (cg.THREADS,),
+                   (0, _i64(n), _int(sp.bit), _int(sp.nbits), _int(sp.shift), 1, _i64(sp.groups))),
+              Step(f[name + "_segmax"], (_grid_stride(lk, sp.groups),), (cg.THREADS,),
+                   (1, _i64(sp.groups), _vp(word)))]
+    execute(steps, [_p(src_k), _p(starts)])
+    largest = memory.Readback(word, 8)      # waited for while the groups are sorted
+    execute((Step(f[name + "_segs"], (sp.groups,), (cg.SEG_THREADS,),
+                  (0, 1, 2, 3, 4, _int(sp.begin), _int(sp.end))),),
+            [_p(src_k), _p(dst_k), _p(src_v), _p(dst_v), _p(starts)])
+    if int(np.frombuffer(largest.wait(), _U64)[0]) <= cg.SEG_THREADS * cg.SEG_ITEMS:
+        return dst_k, dst_v
+    bounds = starts.get()
+    big = np.flatnonzero(np.diff(bounds) > cg.SEG_THREADS * cg.SEG_ITEMS)
+    if len(big) > SEG_FALLBACK_GROUPS:      # every digit pass again (stable, so still correct)
+        rest = [q for q in range(sp.digits[0]) if q * cg.RADIX_BITS >= sp.begin] + list(sp.digits)
+        out_k, out_v = dst_k, dst_v
+        for q in rest:
+            _sort_range(k, lk, src_k, out_k, src_v, out_v, 0, n, q * cg.RADIX_BITS,
+                        (q + 1) * cg.RADIX_BITS)
+            src_k, src_v, out_k, out_v = out_k, out_v, src_k, src_v
+        return src_k, src_v
+    for g in big:
+        a, b = int(bounds[g]), int(bounds[g + 1])
+        _sort_range(k, lk, src_k, dst_k, src_v, dst_v, a, b, sp.begin, sp.end)
+    return dst_k, dst_v
+
+
+def _sort_range(k, lk, src_k, dst_k, src_v, dst_v, a: int, b: int, begin: int, end: int) -> None:
+    """Sort positions [a, b) of ``src_*`` by bits [begin, end) into the same positions of
+    ``dst_*`` (a stable sort by digit passes of its own)."""
+    sl = slice(a, b)
+    vk, vv = dst_k[sl], dst_v[sl] if dst_v is not None else None
+    rk, rv = _sort(k, lk, src_k[sl], vk, src_v[sl] if src_v is not None else None, vv, b - a,
+                   begin, end, False)
+    if rk.data.ptr != vk.data.ptr:
+        memory.copy_device(vk.data.ptr, rk.data.ptr, vk.nbytes)
+        if vv is not None:
+            memory.copy_device(vv.data.ptr, rv.data.ptr, vv.nbytes)
 
 
 _hist_occ = memo.table("sort.hist_occupancy")
+_seg_last = memo.table("sort.segmented_last")    # kernel name -> whether its last sort was segmented
 
 
 def _hist_occupancy(lk, name: str) -> int:
