@@ -1,8 +1,8 @@
 """Radix sorts against CuPy and PyTorch (GPU; standalone: ``python benchmarks/sort_timing.py``).
 
-2**26 elements: ``sort`` float32, ``sort`` int64, ``argsort`` float32, and a (4096, 16384)
-float32 ``sort(axis=-1)``; each GPU time is the median over repeats of CUDA-event timings
-(warm-up first), in milliseconds, with gpunb's ratio to the best other. Then the host time
+2**26 elements: ``sort`` float32, ``sort`` int64 (keys in +-2**62, and over the full range),
+``argsort`` float32 and full-range int64, and a (4096, 16384) float32 ``sort(axis=-1)``;
+each GPU time is the median over repeats of CUDA-event timings (warm-up first), in ms, with gpunb's ratio to the best other. Then the host time
 per small call (``sort`` of 1000 float32; calls queued back to back, wall time per call).
 ``--warm [N]`` first compiles every sort kernel (all dtypes, keys and int64 pairs) in N
 processes into the kernel cache and prints how long that took.
@@ -73,13 +73,17 @@ def main():
     rng = np.random.default_rng(0)
     fh = rng.standard_normal(N).astype(np.float32)
     ih = rng.integers(-(1 << 62), 1 << 62, N, dtype=np.int64)
-    f, i = gp.asarray(fh), gp.asarray(ih)
+    fullh = rng.integers(-(1 << 63), (1 << 63) - 1, N, dtype=np.int64, endpoint=True)
+    f, i, full = gp.asarray(fh), gp.asarray(ih), gp.asarray(fullh)
     f2 = f.reshape(4096, N // 4096)
     small_h = fh[:1000].copy()
     small = gp.asarray(small_h)
     # correctness first (reported, so that one wrong result still leaves the other timings)
     for what, got, want in [("sort float32", lambda: gp.sort(f).get(), lambda: np.sort(fh)),
                             ("sort int64", lambda: gp.sort(i).get(), lambda: np.sort(ih)),
+                            ("sort int64 full range", lambda: gp.sort(full).get(), lambda: np.sort(fullh)),
+                            ("argsort int64 full range", lambda: gp.argsort(full).get(),
+                             lambda: np.argsort(fullh, kind="stable")),
                             ("argsort float32", lambda: gp.argsort(f).get(),
                              lambda: np.argsort(fh, kind="stable")),
                             ("sort 2-D", lambda: gp.sort(f2).get(),
@@ -91,32 +95,38 @@ def main():
         "copy float32 (ceiling)": [gp_ms(lambda: f.copy())],
         "sort float32": [gp_ms(lambda: gp.sort(f))],
         "sort int64": [gp_ms(lambda: gp.sort(i))],
+        "sort int64 full range": [gp_ms(lambda: gp.sort(full))],
         "argsort float32": [gp_ms(lambda: gp.argsort(f))],
+        "argsort int64 full range": [gp_ms(lambda: gp.argsort(full))],
         "sort (4096, 16384) float32 axis=-1": [gp_ms(lambda: gp.sort(f2, axis=-1), repeat=10)],
     }
     host = {"sort 1000 float32, us/call": [_host_us(lambda: gp.sort(small))]}
     gp.synchronize()
     if cp is not None:
-        cf, ci = cp.asarray(fh), cp.asarray(ih)
+        cf, ci, cfull = cp.asarray(fh), cp.asarray(ih), cp.asarray(fullh)
         cf2 = cf.reshape(4096, -1)
         csmall = cp.asarray(small_h)
         t = cupy_ms
         rows["copy float32 (ceiling)"].append(t(lambda: cf.copy()))
         rows["sort float32"].append(t(lambda: cp.sort(cf)))
         rows["sort int64"].append(t(lambda: cp.sort(ci)))
+        rows["sort int64 full range"].append(t(lambda: cp.sort(cfull)))
         rows["argsort float32"].append(t(lambda: cp.argsort(cf)))
+        rows["argsort int64 full range"].append(t(lambda: cp.argsort(cfull)))
         rows["sort (4096, 16384) float32 axis=-1"].append(t(lambda: cp.sort(cf2, axis=-1), repeat=10))
         host["sort 1000 float32, us/call"].append(_host_us(lambda: cp.sort(csmall)))
         cp.cuda.Device().synchronize()
     if torch is not None:
-        tf, ti = torch.from_numpy(fh).cuda(), torch.from_numpy(ih).cuda()
+        tf, ti, tfull = (torch.from_numpy(a).cuda() for a in (fh, ih, fullh))
         tf2 = tf.reshape(4096, -1)
         tsmall = torch.from_numpy(small_h).cuda()
         t = torch_ms
         rows["copy float32 (ceiling)"].append(t(lambda: tf.clone()))
         rows["sort float32"].append(t(lambda: torch.sort(tf)))
         rows["sort int64"].append(t(lambda: torch.sort(ti)))
+        rows["sort int64 full range"].append(t(lambda: torch.sort(tfull)))
         rows["argsort float32"].append(t(lambda: torch.argsort(tf, stable=True)))
+        rows["argsort int64 full range"].append(t(lambda: torch.argsort(tfull, stable=True)))
         rows["sort (4096, 16384) float32 axis=-1"].append(t(lambda: torch.sort(tf2, dim=-1), repeat=10))
         host["sort 1000 float32, us/call"].append(_host_us(lambda: torch.sort(tsmall)))
         torch.cuda.synchronize()
