@@ -2,8 +2,9 @@
 
 2**26 elements: ``sort`` float32, ``sort`` int64 (keys in +-2**62, and over the full range),
 ``argsort`` float32 and full-range int64, and a (4096, 16384) float32 ``sort(axis=-1)``;
-each GPU time is the median over repeats of CUDA-event timings (warm-up first), in ms, with gpunb's ratio to the best other. Then the host time
-per small call (``sort`` of 1000 float32; calls queued back to back, wall time per call).
+each GPU time is the median over repeats of CUDA-event timings (warm-up first), in ms, with
+gpunb's ratio to the best other. Then the host time per small call (``sort`` of 1000
+float32; calls queued back to back, wall time per call).
 ``--warm [N]`` first compiles every sort kernel (all dtypes, keys and int64 pairs) in N
 processes into the kernel cache and prints how long that took.
 """
