@@ -375,6 +375,37 @@ def test_quantile_methods(dt, n, method, q, special):
 
 
 @gpu
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 2, 7, 1000, "tile", "tile+1"])
+@pytest.mark.parametrize("special", [None, "nan", "inf"])
+def test_scalar_quantile_of_a_short_array(dt, n, special, monkeypatch):
+    """A Python-scalar q of a whole float array no longer than one block's sort: the sort and
+    one interpolating thread (quantile_small), NumPy's value and dtype bit for bit, NaN where
+    the array holds NaN; a longer array takes the radix select."""
+    from gpunb._statistics import quantile_small
+    from gpunb.core.kernels.sort import run
+
+    tile = run.kernel_for(np.dtype(dt)).block_tile
+    n = {"tile": tile, "tile+1": tile + 1}.get(n, n)
+    x = (rng.standard_normal(n) * 100).astype(dt)
+    if special == "nan":
+        x[rng.integers(0, n)] = np.nan
+    elif special == "inf":
+        x[rng.integers(0, n, 2)] = [np.inf, -np.inf]
+    used = []
+    real = quantile_small.small_quantile
+    monkeypatch.setattr(quantile_small, "small_quantile", lambda *a: used.append(real(*a)) or used[-1])
+    g = gp.asarray(x)
+    for q in (0, 0.25, 0.5, 0.999, 1.0, 1 / 3):
+        for method in ("linear", "weibull", "hazen", "median_unbiased", "interpolated_inverted_cdf"):
+            same(gp.quantile(g, q, method=method), np.asarray(np.quantile(x, q, method=method)))
+    for q in (0, 10, 90, 99.9, 100):
+        same(gp.percentile(g, q), np.asarray(np.percentile(x, q)))
+        same(gp.percentile(g, q, keepdims=True), np.percentile(x, q, keepdims=True))
+    assert used and all((u is None) == (n > tile) for u in used)
+
+
+@gpu
 @pytest.mark.parametrize("method", ["linear", "nearest", "midpoint", "hazen"])
 @pytest.mark.parametrize("axis", [0, 1, (1, 2)])
 def test_quantile_axes(method, axis):

@@ -160,6 +160,12 @@ def _quantile(x: ndarray, q: np.ndarray, axis, out, method, keepdims, weak_q, we
         G, last = _order_stats(x2, ranks)
         result = _pick(G, np.searchsorted(ranks, idx % K))
     else:
+        if weak_q and not R and vi.ndim == 0:          # a Python scalar q of a whole array
+            from .quantile_small import small_quantile
+
+            res = small_quantile(x2, vi, props)
+            if res is not None:
+                return _finish(res, None, out, keepdims, q.shape, kept)
         prev, nxt = _npf._get_indexes(np.empty(0, x2.dtype), vi, K)
         ranks = np.unique(np.concatenate([(prev % K).ravel(), (nxt % K).ravel()]))
         G, last = _order_stats(x2, ranks)

@@ -311,7 +311,8 @@ class SelectKernel:
 
     @property
     def entries(self):
-        return (self.name + "_hist", self.name + "_pick", self.name + "_minmax")
+        lerp = (self.name + "_lerp",) if self.dtype.char in "fd" else ()
+        return (self.name + "_hist", self.name + "_pick", self.name + "_minmax") + lerp
 
     @property
     def label(self) -> str:
@@ -496,8 +497,24 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {n}_pick(
         out[1] = nan ? nan_s() : from_key((K)(two ? st[1] : st[0]));
     }}
 }}
-"""
+""" + (_LERP.format(n=n, f=self.dtype.char) if self.dtype.char in "fd" else "")
 
+
+
+# ``_lerp`` (float32, float64): a scalar quantile of a sorted array (``sort`` of one block):
+# NumPy's _lerp, a + (b - a) * t, or b - (b - a) * u (u = 1 - t) where t >= 0.5, each operation
+# rounded alone (no contraction into a fused multiply-add: NumPy's result bit for bit); NaN
+# where the largest sorted value is NaN (NaN sorts last).
+_LERP = """
+#define LERP_RN(op, a, b) __{f}##op##_rn(a, b)
+extern "C" __global__ void {n}_lerp(const S* s, long long ia, long long ib, long long last,
+                                   S t, S u, int high, S* out) {{
+    const S a = s[ia], b = s[ib], l = s[last];
+    const S d = LERP_RN(sub, b, a);
+    const S r = high ? LERP_RN(sub, b, LERP_RN(mul, d, u)) : LERP_RN(add, a, LERP_RN(mul, d, t));
+    out[0] = l != l ? l : r;
+}}
+"""
 
 
 def value_of_key(key: int, dtype) -> np.generic:

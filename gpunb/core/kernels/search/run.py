@@ -112,6 +112,18 @@ def select2(x: ndarray, k0: int, k1: int, nan_propagates: bool = True) -> ndarra
     return out
 
 
+def lerp_sorted(s: ndarray, ia: int, ib: int, t: float, high: bool) -> ndarray:
+    """A 0-d array: NumPy's ``_lerp(s[ia], s[ib], t)`` in ``s``'s dtype (float32 or float64;
+    ``t`` a weak Python float, ``high``: ``t >= 0.5``), NaN where ``s[-1]`` (1-D, sorted) is."""
+    k, lk = _load(("select", s.dtype), lambda: cg.SelectKernel(s.dtype))
+    out = ndarray._empty((), s.dtype)
+    real = ctypes.c_float if s.dtype.itemsize == 4 else ctypes.c_double
+    execute((Step(lk.functions[k.name + "_lerp"], (1,), (1,),
+                  (0, _i64(ia), _i64(ib), _i64(s.size - 1), real(s.dtype.type(t)),
+                   real(s.dtype.type(1 - t)), _int(int(high)), 1)),), [_ptr(s), _ptr(out)])
+    return out
+
+
 def minmax(x: ndarray):
     """``(x.min(), x.max())`` of a non-empty array (not complex) as NumPy scalars of its
     dtype, in one pass and one 16-byte read back; both NaN if ``x`` holds a NaN, as NumPy's
