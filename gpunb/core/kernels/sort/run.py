@@ -25,10 +25,10 @@ is the same in every key is skipped, so the result may end in the scratch buffer
 ``_sort`` returns); argsort's first pass generates the positions (int32 ones, widened at the
 end: ``NARROW_ARGSORT``). 8-byte keys whose top digits spread evenly (full-range int64) run
 only the passes of the top 2 or 3 digits, then one block sorts each group of keys sharing
-those bits (``SEGMENTS``, :func:`.plan.segment_plan`). Rows longer than a tile: keys of at most 4 bytes by one flat sort
-of (row, key) composites (``COMPOSITE_ROWS``), others (and argsort) by one stable sort of
-(key, flat position) over all rows, a stable sort of the positions by row (one or two passes
-of a few bits), then a gather.
+those bits (``SEGMENTS``, :func:`.plan.segment_plan`, :mod:`.segments`). Rows longer than a
+tile: keys of at most 4 bytes by one flat sort of (row, key) composites (``COMPOSITE_ROWS``),
+others (and argsort) by one stable sort of (key, flat position) over all rows, a stable sort
+of the positions by row (one or two passes of a few bits), then a gather.
 
 Inputs to these calls must be on the GPU; a non-contiguous one is copied first.
 """
