@@ -422,3 +422,23 @@ def test_managed_memory_allocator():
         assert not isinstance(gp.ones(10).data.mem, gp.cuda.ManagedMemory)
     finally:
         gp.cuda.set_allocator(None)
+
+
+@gpu
+def test_a_readback_never_waited_for_returns_its_buffer():
+    """A small copy to the host begun and then dropped (its caller raised before waiting):
+    its page-locked buffer goes back to the device's list, once, with the copy done."""
+    from gpunb.core.runtime import driver, memory
+
+    x = gp.asarray(np.arange(16, dtype=np.int32))
+    memory.Readback(x.data.ptr, x.nbytes).wait()         # one buffer in the list
+    staging = driver.context().staging
+    before = len(staging)
+    r = memory.Readback(x.data.ptr, x.nbytes)           # takes it
+    assert len(staging) == before - 1
+    del r
+    gc.collect()
+    assert len(staging) == before
+    np.testing.assert_array_equal(np.frombuffer(memory.Readback(x.data.ptr, x.nbytes).wait(), np.int32),
+                                  np.arange(16))
+    assert len(staging) == before

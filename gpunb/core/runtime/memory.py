@@ -490,6 +490,17 @@ class Readback:
         libcuda.check(d.cuEventRecord(buf[2], s), "event record")
         self._buf, self._nbytes, self._ctx = buf, nbytes, ctx
 
+    def __del__(self):
+        # never waited for (its caller raised in between, e.g. solve's later allocations):
+        # the buffer goes back to the device's list once its copy is done, not leaked
+        buf, self._buf = getattr(self, "_buf", None), None
+        if buf is not None:
+            try:
+                libcuda.lib().cuEventSynchronize(buf[2])
+                self._ctx.staging.append(buf)
+            except Exception:       # (interpreter shutdown, a lost context: nothing to keep)
+                pass
+
     def wait(self) -> bytes:
         """The bytes copied (waits for the copy; the buffer goes back to the device's list)."""
         buf, self._buf = self._buf, None
