@@ -188,7 +188,7 @@ def test_replayed_multi_launch_reductions_set_every_slot(monkeypatch):
 
     from gpunb.core.kernels.execute import Step
     from gpunb.core.kernels.reduction import run as rrun
-    from gpunb.core.runtime import driver, fastcall, memory
+    from gpunb.core.runtime import driver, fastcall, memory, scratch
     from tests import data
 
     ptrs = itertools.count(0x100000, 0x10000)
@@ -211,6 +211,7 @@ def test_replayed_multi_launch_reductions_set_every_slot(monkeypatch):
     monkeypatch.setattr(driver, "context", lambda ordinal=None: ctx)
     monkeypatch.setattr(driver, "stream_handle", lambda: 7)
     monkeypatch.setattr(memory, "get_default_memory_pool", lambda: Pool())
+    monkeypatch.setattr(scratch, "get", lambda size, stream=None: Block(size))   # (a split's)
     monkeypatch.setattr(ndarray, "_empty", classmethod(
         lambda cls, shape, dt: ndarray._view(MemoryPointer(next(ptrs)), shape, (4,) * len(shape),
                                              np.dtype(dt), None)))

@@ -28,7 +28,7 @@ from ..kernels.reduction import codegen as rcg
 from ..kernels.reduction import run as reduce_run
 from ..kernels.reduction.plan import geometry
 from ..ndarray import ndarray
-from ..runtime import driver, fastcall, memory
+from ..runtime import driver, fastcall, scratch
 from .tracer import DEFAULT, WEAK, Proxy, Trace, cannot, is_weak
 
 # -- the traced function ---------------------------------------------------------------------
@@ -125,8 +125,8 @@ class _Plan:
             dt.type(args[arg])          # NumPy's OverflowError for an int the loop cannot hold
         values = [dt.type(args[arg]) for _, arg, dt in self.scalars]
         results = [ndarray._empty(shape, dt) for shape, dt in self.outputs]
-        temp = memory.get_default_memory_pool().malloc(self.temp_bytes) if self.temp_bytes else None
         stream = driver.stream_handle()
+        temp = scratch.get(self.temp_bytes, stream) if self.temp_bytes else None
         with self.lock:
             for obj, arg, offset in self.pointers:
                 obj.value = args[arg]._data.ptr + offset
@@ -145,7 +145,7 @@ class _Plan:
 def _compile(plan: _Plan, own: _Plan):
     """``plan.run`` as Python source made once (:func:`compile_launches`): the main thread
     fills ``own``'s objects and launches without a lock; other threads take ``plan.run``."""
-    ns = {"PLAN": plan, "empty": ndarray._empty, "pool": memory.get_default_memory_pool,
+    ns = {"PLAN": plan, "empty": ndarray._empty, "scratch": scratch.get,
           "set_scalar": set_scalar}
     body = []
     for k, (arg, dt) in enumerate(plan.int_checks):
@@ -160,7 +160,7 @@ def _compile(plan: _Plan, own: _Plan):
         body.append(f"r{k} = empty(SHAPE{k}, DT{k})")
         results.append(f"r{k}")
     if plan.temp_bytes:
-        body.append(f"temp = pool().malloc({plan.temp_bytes})")   # freed (stream-ordered) on return
+        body.append(f"temp = scratch({plan.temp_bytes})")       # a split reduction's (runtime.scratch)
     for i, (obj, arg, offset) in enumerate(own.pointers):
         ns[f"P{i}"] = obj
         body.append(f"P{i}.value = args[{arg}]._data.ptr" + (f" + {offset}" if offset else ""))

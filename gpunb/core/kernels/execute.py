@@ -19,7 +19,7 @@ import numpy as np
 
 from ..ndarray import ndarray
 from .empty_source import empty_namespace, fixed_empty_lines
-from ..runtime import driver, fastcall, memory
+from ..runtime import driver, fastcall, scratch
 
 _CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
            "int32": ctypes.c_int32, "int64": ctypes.c_int64, "uint8": ctypes.c_uint8,
@@ -118,7 +118,7 @@ def execute(steps, params: list, temp_bytes: int = 0, stream=None) -> None:
         handle = int(driver.as_stream(stream).handle)
     temp = None
     if temp_bytes:
-        temp = memory.get_default_memory_pool().malloc(temp_bytes, stream)
+        temp = scratch.get(temp_bytes, handle)
         params = [*params, ctypes.c_void_p(temp.ptr)]
     for st in steps:
         fastcall.launch(st.function, st.grid, st.block, st.shared_mem, handle,
@@ -146,7 +146,7 @@ def launch_prepared(entry, pointers) -> None:
     stream-ordered, after the launches, as :func:`execute` frees it)."""
     launches, slots, lock, temp_bytes = entry
     handle = driver.stream_handle()
-    temp = memory.get_default_memory_pool().malloc(temp_bytes) if temp_bytes else None
+    temp = scratch.get(temp_bytes, handle) if temp_bytes else None
     with lock:
         for slot, ptr in zip(slots, pointers):
             slot.value = ptr
@@ -228,14 +228,14 @@ def _compiled(steps, inputs, shape, dtype, temp_bytes, shared):
     ptrs = [f"x{i}._data.ptr" for i in range(inputs)] + ["result._data.ptr"]
     body = fixed_empty_lines("result", shape, dtype, "DT")
     if temp_bytes:
-        body.append(f"temp = pool().malloc({temp_bytes})")     # freed (stream-ordered) on return
+        body.append(f"temp = scratch({temp_bytes})")
         ptrs.append("temp.ptr")
     body += [f"SLOTS[{i}].value = {p}" for i, p in enumerate(ptrs)]
     fallback = ["result = empty(SHAPE, DT)",
                 f"launch_prepared(SHARED, ({', '.join(ptrs[:inputs + 1])},))", "return result"]
     fast = compile_launches(xs, fallback, body, own[0], "result", {
         "empty": ndarray._empty, "SHARED": shared, "launch_prepared": launch_prepared,
-        "SHAPE": shape, "DT": dtype, "pool": memory.get_default_memory_pool, "SLOTS": own[1],
+        "SHAPE": shape, "DT": dtype, "scratch": scratch.get, "SLOTS": own[1],
         **empty_namespace()})
     fast.launches, fast.temp_bytes = len(own[0]), temp_bytes
     return fast

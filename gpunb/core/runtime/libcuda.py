@@ -53,6 +53,7 @@ _SIGNATURES = {
     "cuMemcpyDtoHAsync_v2": [_p, _u64, _size, _p],
     "cuMemcpyDtoDAsync_v2": [_u64, _u64, _size, _p],
     "cuMemsetD8Async": [_u64, ctypes.c_ubyte, _size, _p],
+    "cuMemsetD32Async": [_u64, _u, _size, _p],
     "cuLaunchKernel": [_p] + [_u] * 7 + [_p] * 3,
     "cuModuleLoadData": [ctypes.POINTER(_p), ctypes.c_char_p],
     "cuModuleUnload": [_p],

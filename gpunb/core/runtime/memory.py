@@ -200,6 +200,7 @@ class MemoryPool:
         # allocations, never recycled here (a recycled block's address would be baked into
         # the graph while something else reuses it)
         self._capturing: set[int] = set()
+        self._scratch: dict[int, Allocation] = {}   # split reductions' per stream (.scratch)
         self._limit = 0         # set_limit's bytes (0: none)
         self._pending = None    # the pool handle while the allocator starts (see _first_blocks)
         self._warmup = None     # that start-up (warmup.Warmup), made on first use
@@ -353,6 +354,7 @@ class MemoryPool:
 
     def _flush_stream(self, s: int) -> None:
         """Free the blocks cached for stream handle ``s`` and let its stream object go."""
+        self._scratch.pop(s, None)
         for key in [k for k in self._free if k[0] == s]:
             for h in self._free.pop(key):
                 fastcall.free(h, s)
@@ -361,6 +363,7 @@ class MemoryPool:
     def _flush(self) -> None:
         """Return the cached small blocks to the driver's pool (stream-ordered frees, each
         on its own stream, still alive: ``_streams`` holds it)."""
+        self._scratch = {}
         free, self._free = self._free, {}
         for (stream, _), handles in free.items():
             for h in handles:

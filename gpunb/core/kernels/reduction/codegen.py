@@ -1,169 +1,38 @@
 """Reduction kernels: :class:`~gpunb.core.kernels.ir.ReductionKernel` -> CUDA C++ source.
 
-One module, three entry points, all with the same thread layout. A block of ``blockDim.x``
+One module, up to four entry points, all with the same thread layout (the partial state and
+the split's combine: :mod:`.state`). A block of ``blockDim.x``
 threads handles ``blockDim.x / G`` outputs with ``G`` threads ("lanes", a power of two) per
 output. ``lane_fast`` puts the lanes of one output in consecutive threads (coalesced when the
 reduced axis is the contiguous one: row sums, full sums); otherwise consecutive threads take
 consecutive outputs (coalesced when the outputs are adjacent in memory: column sums).
 ``blockIdx.y`` splits the reduction (split ``s`` of ``S`` takes runs ``s, s + S, ...`` of ``G``
 elements) when there are too few outputs to fill the device; each split then writes a
-partial state and ``<name>_combine`` finishes them.
+partial state to the scratch (:mod:`gpunb.core.runtime.scratch`: tickets, then states) and
+takes a ticket, and the last block of each output group combines the group's states and
+finishes, in the same launch; where a group holds too many large states for one block,
+``<name>_combine`` does it in a second launch of many blocks.
 
 - ``<name>_main``: any strides (collapsed shapes and byte strides in a struct by value).
 - ``<name>_vec``: one reduced dimension, contiguous in the single 'array' operand, rows
   aligned to 16 bytes: each lane loads 16 bytes per step.
-- ``<name>_combine``: reduces ``S`` partial states per output, then finishes.
+- ``<name>_cols``: column reductions, ``E`` adjacent outputs per thread.
+- ``<name>_combine``: a split's states combined in a launch of their own.
 
 Codegen is pure: no CUDA import, a string out.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from ...dtypes import compute_type, literal, storage_type
+from ...dtypes import compute_type, storage_type
 from .. import ir
 from ..elementwise.codegen import VEC_BYTES, VEC_TYPE, Emitter
 from ..prelude import prelude
+from . import state
+from .state import BLOCK, combine_entry, is_arg, is_user, split_functions, state_struct, lane_tree, write_output
 
-THREADS = 256       # threads per block of every reduction launch
-BLOCK = THREADS
-NO_INDEX = "0x7fffffffffffffffLL"   # an arg state's index before it has seen an element
-
-
-def state_dtype(kernel: ir.ReductionKernel) -> np.dtype:
-    return kernel.value.dtype
-
-
-def _identity(kernel: ir.ReductionKernel) -> str:
-    dt = state_dtype(kernel)
-    r = kernel.reducer
-    if r == "sum":
-        return literal(0, dt)
-    if r == "prod":
-        return literal(1, dt)
-    if r == "any":
-        return "false"
-    if r == "all":
-        return "true"
-    if r in ("argmax", "argmin"):
-        return literal(0, dt)            # unused: NO_INDEX marks the empty state
-    low = r in ("max", "nanmax")
-    if dt.kind == "b":
-        return "false" if low else "true"
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return literal(info.min if low else info.max, dt)
-    if r in ("nanmax", "nanmin"):
-        return literal(float("nan"), dt)   # fmax(nan, x) = x; all-NaN stays NaN, as NumPy
-    inf = float("-inf") if low else float("inf")
-    return literal(complex(inf, inf) if dt.kind == "c" else inf, dt)
-
-
-def _combine(kernel: ir.ReductionKernel) -> list[str]:
-    """The body of ``comb(a, b)``: the reducer's associative step."""
-    r, kind = kernel.reducer, state_dtype(kernel).kind
-    if r in ("argmax", "argmin"):
-        better = ">" if r == "argmax" else "<"
-        # NumPy: the first NaN wins; among equal values the smallest index.
-        return [f"if (b.i == {NO_INDEX}) return a;",
-                f"if (a.i == {NO_INDEX}) return b;",
-                "const bool an = gpunb::isnan_(a.v), bn = gpunb::isnan_(b.v);",
-                "if (an || bn) return (an && bn) ? (a.i <= b.i ? a : b) : (an ? a : b);",
-                f"if (a.v {better} b.v) return a;",
-                f"if (b.v {better} a.v) return b;",
-                "return a.i <= b.i ? a : b;"]
-    expr = {"sum": "a.v + b.v", "prod": "a.v * b.v", "any": "a.v || b.v", "all": "a.v && b.v",
-            "max": "gpunb::maximum_(a.v, b.v)", "min": "gpunb::minimum_(a.v, b.v)",
-            "nanmax": "gpunb::fmax_(a.v, b.v)", "nanmin": "gpunb::fmin_(a.v, b.v)"}[r]
-    if kind == "b" and r in ("max", "nanmax"):
-        expr = "a.v || b.v"
-    elif kind == "b" and r in ("min", "nanmin"):
-        expr = "a.v && b.v"
-    elif kind == "b" and r in ("sum", "prod"):
-        expr = {"sum": "a.v || b.v", "prod": "a.v && b.v"}[r]
-    ct = compute_type(state_dtype(kernel))
-    return [f"S s; s.v = ({ct})({expr});", "return s;"]
-
-
-def _is_arg(kernel) -> bool:
-    return kernel.reducer in ("argmax", "argmin")
-
-
-def _is_user(kernel) -> bool:
-    return kernel.reducer == "user"
-
-
-def _user_state(kernel) -> list[str]:
-    """A user reduction's state: any C++ type, shuffled as 32-bit words."""
-    return ["struct S { _type_reduce v; };",
-            "__device__ __forceinline__ S shfl(const S s, const int d) {",
-            "    S r;",
-            "    unsigned int w[(sizeof(S) + 3) / 4];",
-            "    memcpy(w, &s, sizeof(S));",
-            "    #pragma unroll",
-            "    for (int k = 0; k < (int)((sizeof(S) + 3) / 4); ++k) w[k] = __shfl_down_sync(0xffffffffu, w[k], d);",
-            "    memcpy(&r, w, sizeof(S));",
-            "    return r;",
-            "}",
-            f"__device__ __forceinline__ S ident() {{ S s; s.v = (_type_reduce)({kernel.identity}); return s; }}",
-            "__device__ __forceinline__ S comb(const S a_, const S b_) {",
-            "    const _type_reduce a = a_.v, b = b_.v;",
-            f"    S s; s.v = (_type_reduce)({kernel.reduce_expr});",
-            "    return s;",
-            "}"]
-
-
-def _state_struct(kernel) -> list[str]:
-    if _is_user(kernel):
-        return _user_state(kernel)
-    ct = compute_type(state_dtype(kernel))
-    idx = " long long i;" if _is_arg(kernel) else ""
-    return [f"struct S {{ {ct} v;{idx} }};",
-            "__device__ __forceinline__ S shfl(const S s, const int d) {",
-            "    S r;",
-            *["    " + ln for ln in _shuffle(state_dtype(kernel))],
-            *(["    r.i = __shfl_down_sync(0xffffffffu, s.i, d);"] if _is_arg(kernel) else []),
-            "    return r;",
-            "}",
-            "__device__ __forceinline__ S ident() { S s; s.v = " + _identity(kernel)
-            + (f"; s.i = {NO_INDEX}" if _is_arg(kernel) else "") + "; return s; }",
-            "__device__ __forceinline__ S comb(const S a, const S b) {",
-            *["    " + ln for ln in _combine(kernel)],
-            "}"]
-
-
-def _shuffle(dt: np.dtype) -> list[str]:
-    """``r.v`` = lane ``+d``'s ``s.v`` (__shfl_down_sync has no 8/16-bit or complex forms)."""
-    if dt.kind == "c":
-        return ["r.v.re = __shfl_down_sync(0xffffffffu, s.v.re, d);",
-                "r.v.im = __shfl_down_sync(0xffffffffu, s.v.im, d);"]
-    if dt.kind in "biu" and dt.itemsize < 4:
-        return [f"r.v = ({compute_type(dt)})__shfl_down_sync(0xffffffffu, (int)s.v, d);"]
-    return ["r.v = __shfl_down_sync(0xffffffffu, s.v, d);"]
-
-
-def _finish(kernel) -> str:
-    """The C++ expression of the output value from the final state ``r``."""
-    out = kernel.out
-    if _is_arg(kernel):
-        return "gpunb::store<long long>(r.i)"
-    ct = compute_type(state_dtype(kernel))
-    v = "r.v"
-    if kernel.finish != "none":
-        v = f"(r.v / gpunb::cast<{ct}>(divisor))"
-        if kernel.finish == "sqrt_divide":
-            v = f"sqrt({v})"
-    return f"gpunb::store<{storage_type(out)}>(gpunb::cast<{compute_type(out)}>({v}))"
-
-
-def _write(kernel, i: str) -> str:
-    """The statement writing output ``i`` from the final state ``r``."""
-    if _is_user(kernel):
-        return (f"{{ {kernel.out_type}* _p_ = reinterpret_cast<{kernel.out_type}*>(&out[{i}]); "
-                f"const _type_reduce a = r.v; {kernel.out_type}& {kernel.out_name} = *_p_; "
-                f"{kernel.post_map_expr}; }}")
-    return f"out[{i}] = {_finish(kernel)};"
+# (the launch plan and the tests read these here)
+THREADS, TICKETS, TICKET_BYTES, state_bytes = state.THREADS, state.TICKETS, state.TICKET_BYTES, state.state_bytes
 
 
 def _params(kernel) -> str:
@@ -173,9 +42,10 @@ def _params(kernel) -> str:
             ps.append(f"const {compute_type(o.dtype)} a{i}")
         else:
             ps.append(f"const {storage_type(o.dtype)}* __restrict__ a{i}")
-    ps += ["S* __restrict__ partial", f"{storage_type(kernel.out)}* __restrict__ out",
+    ps += ["unsigned char* __restrict__ scratch_", f"{storage_type(kernel.out)}* __restrict__ out",
            "const long long M", "const long long K", "const int G",
-           "const int lane_fast", "const int final_", "const double divisor"]
+           "const int lane_fast", "const int final_", "const double divisor",
+           "const int CG", "const int clf"]
     return ", ".join(ps)
 
 
@@ -206,7 +76,7 @@ def _walk(var: str, shape: str, nd: int, offsets: list[tuple[str, str]], indent:
 
 def _element(kernel, access, index: str, indent: str, target: str = "acc") -> list[str]:
     """Statements folding one element (operand accesses from ``access``) into ``target``."""
-    if _is_user(kernel):
+    if is_user(kernel):
         # every access is read before the user's names are declared (a name may shadow one)
         ops = range(len(kernel.operands))
         return [f"{indent}{{ {' '.join(f'const {kernel.user_types[j]} _m{j} = {access(j)};' for j in ops)}",
@@ -215,37 +85,9 @@ def _element(kernel, access, index: str, indent: str, target: str = "acc") -> li
     em = Emitter(access)
     v = em.emit(kernel.value)
     lines = [indent + ln for ln in em.lines]
-    idx = f" e_.i = {index};" if _is_arg(kernel) else ""
+    idx = f" e_.i = {index};" if is_arg(kernel) else ""
     lines.append(f"{indent}{{ S e_; e_.v = {v};{idx} {target} = comb({target}, e_); }}")
     return lines
-
-
-def _tree(indent: str) -> list[str]:
-    """Combine the lanes of each output; lane 0 ends with the result in ``acc``. Consecutive
-    lanes reduce with warp shuffles (then across warps through shared memory); lanes spread
-    over the block (one output per thread of a row) reduce through shared memory."""
-    lines = ["if (lane_fast) {",
-             "    const int w = G < 32 ? G : 32;",
-             "    for (int s = w >> 1; s > 0; s >>= 1) acc = comb(acc, shfl(acc, s));",
-             "    if (G > 32) {",
-             "        const int nw = G >> 5;",
-             "        if ((t & 31) == 0) sh[t >> 5] = acc;",
-             "        __syncthreads();",
-             "        if (lane < 32) {",
-             "            acc = lane < nw ? sh[slot * nw + lane] : ident();",
-             "            for (int s = nw >> 1; s > 0; s >>= 1) acc = comb(acc, shfl(acc, s));",
-             "        }",
-             "    }",
-             "} else {",
-             "    sh[t] = acc;",
-             "    __syncthreads();",
-             "    for (int s = G >> 1; s > 0; s >>= 1) {",
-             "        if (lane < s) sh[t] = comb(sh[t], sh[t + s * ls]);",
-             "        __syncthreads();",
-             "    }",
-             "    acc = sh[t];",
-             "}"]
-    return [indent + ln for ln in lines]
 
 
 def _prologue() -> list[str]:
@@ -258,13 +100,14 @@ def _prologue() -> list[str]:
             # split s of gridDim.y takes every gridDim.y-th run of G elements, so that the
             # blocks running together read neighbouring memory (DRAM pages), not far chunks
             "    const long long kb = (long long)blockIdx.y * G;",
-            "    const long long ks = (long long)gridDim.y * G;"]
+            "    const long long ks = (long long)gridDim.y * G;",
+            "    S* const partial = final_ == 1 ? nullptr : reinterpret_cast<S*>(scratch_ + TICKET_BYTES);"]
 
 
 def _store(kernel, indent: str) -> list[str]:
     return [f"{indent}if (lane == 0 && i < M) {{",
             f"{indent}    const S r = acc;",
-            f"{indent}    if (final_) {_write(kernel, 'i')}",
+            f"{indent}    if (final_ == 1) {write_output(kernel, 'i')}",
             f"{indent}    else partial[(long long)blockIdx.y * M + i] = r;",
             f"{indent}}}",
             f"{indent}__syncthreads();"]
@@ -326,9 +169,10 @@ def _main(kernel) -> list[str]:
             *one("k", "                "),
             "            }",
             "        }",
-            *_tree("        "),
+            *lane_tree("        "),
             *_store(kernel, "        "),
             "    }",
+            _split_tail("BX"),
             "}"]
 
 
@@ -385,35 +229,18 @@ def _vec(kernel) -> list[str]:
             *_element(kernel, access_tail, "k", "                "),
             "            }",
             "        }",
-            *_tree("        "),
+            *lane_tree("        "),
             *_store(kernel, "        "),
             "    }",
+            _split_tail("BX"),
             "}"]
 
 
-def _combine_entry(kernel) -> list[str]:
-    return [f'extern "C" __global__ void {kernel.name}_combine(const S* __restrict__ partial, '
-            f"{storage_type(kernel.out)}* __restrict__ out, const long long M, const long long K, "
-            "const int G, const int lane_fast, const double divisor) {",
-            "    __shared__ S sh[%d];" % BLOCK,
-            "    const int t = threadIdx.x;",
-            "    const int BX = blockDim.x / G;",
-            "    const int lane = lane_fast ? (t % G) : (t / BX);",
-            "    const int slot = lane_fast ? (t / G) : (t % BX);",
-            "    const int ls = lane_fast ? 1 : BX;",
-            "    for (long long base = (long long)blockIdx.x * BX; base < M; base += (long long)gridDim.x * BX) {",
-            "        const long long i = base + slot;",
-            "        S acc = ident();",
-            "        if (i < M)",
-            "            for (long long k = lane; k < K; k += G) acc = comb(acc, partial[k * M + i]);",
-            *_tree("        "),
-            "        if (lane == 0 && i < M) {",
-            "            const S r = acc;",
-            f"            {_write(kernel, 'i')}",
-            "        }",
-            "        __syncthreads();",
-            "    }",
-            "}"]
+def _split_tail(group: str) -> str:
+    """The entry's last statement: the split's ticket and, in the last block, the combine of
+    this block's ``group`` outputs."""
+    return (f"    if (final_ == 0) finish_split(scratch_, out, M, divisor, (long long)blockIdx.x * {group}, "
+            f"min(M, ((long long)blockIdx.x + 1) * {group}), CG, clf, sh);")
 
 
 def has_cols(kernel) -> bool:
@@ -451,6 +278,7 @@ def _cols(kernel) -> list[str]:
             "    const long long kb = (long long)blockIdx.y * G;",
             "    const long long ks = (long long)gridDim.y * G;",
             f"    const long long Mg = M / {E};",
+            "    S* const partial = final_ == 1 ? nullptr : reinterpret_cast<S*>(scratch_ + TICKET_BYTES);",
             "    for (long long base = (long long)blockIdx.x * BX; base < Mg; base += (long long)gridDim.x * BX) {",
             "        const long long gi = base + slot;",
             f"        S acc[{E}];",
@@ -480,25 +308,26 @@ def _cols(kernel) -> list[str]:
             "            if (lane == 0 && gi < Mg) {",
             "                const S r = sh[t];",
             f"                const long long i = gi * {E} + e;",
-            f"                if (final_) {_write(kernel, 'i')}",
+            f"                if (final_ == 1) {write_output(kernel, 'i')}",
             "                else partial[(long long)blockIdx.y * M + i] = r;",
             "            }",
             "            __syncthreads();",
             "        }",
             "    }",
+            _split_tail(f"(BX * {E})"),
             "}"]
 
 
 def body(kernel: ir.ReductionKernel) -> str:
     """The kernel's own code, in a namespace of its own (``extern "C"`` names stay plain), so
     several kernels can share one module after a single prelude."""
-    parts = [f"namespace {kernel.name}_ns {{", *_state_struct(kernel), _geometry(kernel), "",
-             *_main(kernel), ""]
+    parts = [f"namespace {kernel.name}_ns {{", *state_struct(kernel), _geometry(kernel), "",
+             *split_functions(kernel), "", *_main(kernel), ""]
     if has_vec(kernel):
         parts += [*_vec(kernel), ""]
     if has_cols(kernel):
         parts += [*_cols(kernel), ""]
-    parts += [*_combine_entry(kernel), "}", ""]
+    parts += [*combine_entry(kernel), "}", ""]
     return "\n".join(parts)
 
 

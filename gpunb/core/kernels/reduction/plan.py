@@ -5,7 +5,8 @@ The input is viewed as (outputs x reduced elements): the reduced axes are collap
 order does not matter, sorted by stride, largest outermost), the kept ones collapsed in the
 output's order. The thread layout follows the strides: lanes along the reduction when it is
 the contiguous axis, consecutive outputs per thread when the outputs are, and a split of the
-reduction with a combine pass when there are too few outputs to fill the device.
+reduction, combined by the last block of each output group, when there are too few outputs
+to fill the device.
 :func:`geometry` is pure and serves both the launch and ``gpunb.fuse``'s ``inspect``.
 """
 
@@ -20,6 +21,16 @@ from ..execute import Step
 from . import codegen as rc
 
 SUBSCRIPTION = 1       # waves of blocks when the reduction is split (2 and 4 measured no better)
+# splits of one output at most: the last block reads them all (H100, 64 MiB float32 sums back
+# to back: 512 splits 27.8 us each, 1024 28.9, 256 29.1; 2 and 4 times more, smaller 30-35)
+SPLIT_CAP = 512
+SPLIT_RUNS = 16        # runs of lanes x vec elements per split, at least
+# partial states per thread of a split's combining last block, at most, else fewer splits
+# (H100, column sums: 16 gave 11.3 us for 65536 x 64 float32, 32 13.0, 64 19.5; two launches
+# 15.5). States larger than SMALL_STATE bytes (arg reductions, complex128, users') keep the
+# second launch of many blocks: argmax over the same columns took 23 us so, 27-32 in one.
+SPLIT_LOADS = 16
+SMALL_STATE = 8
 STATE_BYTES = 32       # the largest partial state: complex128 value + int64 index, aligned
 
 
@@ -94,17 +105,26 @@ def plan(M: int, K: int, reduce_stride: int, outer_stride: int, vec: int, reside
         G = min(block // min(32, _pow2ceil(M)), _pow2ceil(K))
     out_blocks = -(-M // (block // G))
     S = 1
-    if 0 < out_blocks < resident_blocks and K:
+    if 0 < out_blocks < min(resident_blocks, rc.TICKETS + 1) and K:
         # several waves of splits (as CUB's grid subscription): blocks that finish early take
         # the next ones, instead of the slowest SM setting the time of a single wave
-        S = max(1, min(SUBSCRIPTION * resident_blocks // out_blocks, K // (G * E * 16), 65535))
+        S = max(1, min(SUBSCRIPTION * resident_blocks // out_blocks, K // (G * E * SPLIT_RUNS), SPLIT_CAP))
     return Plan(lane_fast, G, E, S, (min(out_blocks, 2**31 - 1), S))
 
 
 def combine_plan(M: int, S: int, block: int = rc.THREADS) -> Plan:
     """The layout of the pass that combines ``S`` partial states for each of ``M`` outputs
-    (stored as [S, M])."""
+    (stored as [S, M]) in blocks of their own."""
     return plan(M, S, M * STATE_BYTES, STATE_BYTES, 1, 0, block)
+
+
+def split_combine_plan(M: int, S: int, block: int = rc.THREADS) -> Plan:
+    """How one block combines ``S`` partial states (stored as [S, M]) for each of ``M``
+    outputs: lanes along the states for one output, else consecutive threads on consecutive
+    outputs (coalesced) with as many lanes each as let all ``M`` be done in one pass."""
+    if M == 1:
+        return Plan(True, min(block, _pow2ceil(S)), 1, 1, (1, 1))
+    return Plan(False, max(1, min(block // _pow2ceil(M), _pow2ceil(S))), 1, 1, (1, 1))
 
 
 def _geometry_param(g: Geometry):
@@ -114,10 +134,10 @@ def _geometry_param(g: Geometry):
 
 def steps(lk, g: Geometry, n_operands: int, x, divisor: float):
     """The :class:`Step` s of a reduction with geometry ``g`` by the loaded kernel ``lk``
-    (:class:`~gpunb.core.kernels.loader.Loaded`), and the bytes of partial states they need.
+    (:class:`~gpunb.core.kernels.loader.Loaded`), and the bytes of scratch they need
+    (:mod:`gpunb.core.runtime.scratch`: tickets, then the partial states).
     ``x`` is the reduced 'array' operand (its alignment picks the entry point). The steps'
-    parameters refer to the operands (0..n-1), the result (n) and the partial-state buffer
-    (n + 1)."""
+    parameters refer to the operands (0..n-1), the result (n) and the scratch (n + 1)."""
     k = lk.kernel
     M, K, slot = g.M, g.K, g.slot
     ostr, rstr, oshape = g.ostr, g.rstr, g.oshape
@@ -137,18 +157,29 @@ def steps(lk, g: Geometry, n_operands: int, x, divisor: float):
         entry = f"{k.name}_vec" if vec_ok and lane_fast else f"{k.name}_main"
         p = plan(M, K, abs(rstr[slot][-1]), abs(ostr[slot][-1]), E if vec_ok else 1,
                  lk.sm_count * lk.occupancy[entry])
-    S = p.splits
-    result, partial = n_operands, n_operands + 1
+    result, scratch = n_operands, n_operands + 1
+    group = (rc.THREADS // p.lanes) * (E if cols_ok else 1)     # outputs of one output group
+    S, mode = p.splits, 1                   # mode: 1 written at once, 0 last block, 2 combine pass
+    if S > 1 and rc.state_bytes(k) > SMALL_STATE:
+        mode = 2
+    elif S > 1:
+        mode = 0
+        if S * group > rc.THREADS * SPLIT_LOADS:
+            S = max(2, rc.THREADS * SPLIT_LOADS // group)
+            p = Plan(p.lane_fast, p.lanes, p.vec, S, (p.grid[0], S))
+    c = split_combine_plan(group, S)
     main = Step(
         lk.functions[entry], p.grid, (rc.THREADS,),
-        (*range(n_operands), partial if S > 1 else ctypes.c_void_p(0), result, ctypes.c_int64(M),
+        (*range(n_operands), scratch if S > 1 else ctypes.c_void_p(0), result, ctypes.c_int64(M),
          ctypes.c_int64(K), ctypes.c_int(p.lanes), ctypes.c_int(int(p.lane_fast)),
-         ctypes.c_int(int(S == 1)), ctypes.c_double(divisor), _geometry_param(g)))
-    if S == 1:
-        return (main,), 0
+         ctypes.c_int(mode), ctypes.c_double(divisor), ctypes.c_int(c.lanes),
+         ctypes.c_int(int(c.lane_fast)), _geometry_param(g)))
+    temp = rc.TICKET_BYTES + S * M * STATE_BYTES if S > 1 else 0
+    if mode != 2:
+        return (main,), temp
     c = combine_plan(M, S)
     combine = Step(
         lk.functions[f"{k.name}_combine"], c.grid, (rc.THREADS,),
-        (partial, result, ctypes.c_int64(M), ctypes.c_int64(S), ctypes.c_int(c.lanes),
+        (scratch, result, ctypes.c_int64(M), ctypes.c_int64(S), ctypes.c_int(c.lanes),
          ctypes.c_int(int(c.lane_fast)), ctypes.c_double(divisor)))
-    return (main, combine), S * M * STATE_BYTES
+    return (main, combine), temp
