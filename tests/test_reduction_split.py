@@ -125,6 +125,10 @@ def test_scratch_is_kept_per_stream_grown_and_zeroed_once(monkeypatch):
     assert d1 is not d2 and 11 not in pool._scratch and zeroed[-2:] == [(d1.ptr, 11), (d2.ptr, 11)]
     e = scratch.get(scratch.KEEP_LIMIT + 1, 7)
     assert e is not pool._scratch[7] and zeroed[-1] == (e.ptr, 7)
+    pool._capturing.add(7)          # a stream with a kept scratch, then captured: never the kept one
+    f = scratch.get(scratch.TICKET_BYTES + 64, 7)
+    assert f is not pool._scratch[7] and zeroed[-1] == (f.ptr, 7)
+    pool._capturing.discard(7)
     for s in range(100, 100 + scratch.KEEP_STREAMS):                  # the oldest stream's goes
         scratch.get(scratch.TICKET_BYTES + 64, s)
     assert len(pool._scratch) == scratch.KEEP_STREAMS and 7 not in pool._scratch
@@ -216,6 +220,32 @@ def test_graph_captured_split_reduction_replays_with_its_own_scratch():
         assert float(other.sum().get()) == pytest.approx(h.sum(dtype=np.float64), rel=1e-4)
         np.testing.assert_allclose(float(y.get()), (h + k).sum(dtype=np.float64), rtol=1e-4)
         assert float(z.get()) == (h + k).max()
+
+
+@gpu
+def test_capture_on_a_stream_that_kept_a_scratch():
+    """CuPy's capture API on a stream whose scratch was made before: the graph gets its own,
+    so the stream's later reductions and the graph's replays on another stream both hold."""
+    rng = np.random.default_rng(10)
+    h = rng.standard_normal(1 << 20).astype(np.float32)
+    x, w = gp.asarray(h), gp.asarray(h * 2)
+    s, other = gp.cuda.Stream(non_blocking=True), gp.cuda.Stream(non_blocking=True)
+    s.wait_event(gp.cuda.Stream.null.record())
+    with s:
+        x.sum()                                 # the stream's kept scratch
+        s.begin_capture()
+        y = x.sum()
+        g = s.end_capture()
+    s.synchronize()
+    sums = []
+    for _ in range(50):
+        g.launch(other)
+        with s:
+            sums.append(w.sum())
+    other.synchronize()
+    s.synchronize()
+    np.testing.assert_allclose(float(y.get()), h.sum(dtype=np.float64), rtol=1e-4)
+    np.testing.assert_allclose([float(v.get()) for v in sums], 2 * h.sum(dtype=np.float64), rtol=1e-4)
 
 
 @gpu

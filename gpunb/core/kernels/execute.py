@@ -108,8 +108,8 @@ class Step:
 def execute(steps, params: list, temp_bytes: int = 0, stream=None) -> None:
     """Launch ``steps`` in order on ``stream`` (default: the current one; an int is a
     ``CUstream`` handle, as :func:`driver.as_stream` reads it) with the call's ``params``
-    (ctypes objects). ``temp_bytes`` > 0 allocates a temporary buffer whose pointer is
-    appended to ``params``; it is freed, stream-ordered, after the launches."""
+    (ctypes objects). ``temp_bytes`` > 0: a split reduction's scratch of that size
+    (:func:`gpunb.core.runtime.scratch.get`, zeroed tickets first) is appended to ``params``."""
     if stream is None:
         handle = driver.stream_handle()
     elif stream.__class__ is int:
@@ -142,8 +142,7 @@ def prepare(steps, pointers: int, temp_bytes: int = 0):
 
 def launch_prepared(entry, pointers) -> None:
     """Launch :func:`prepare`'s ``entry`` on the current stream with the call's ``pointers``
-    (ints) in its slots, and a new temporary buffer's when it takes one (freed,
-    stream-ordered, after the launches, as :func:`execute` frees it)."""
+    (ints) in its slots, and the stream's scratch when it takes one (as :func:`execute`)."""
     launches, slots, lock, temp_bytes = entry
     handle = driver.stream_handle()
     temp = scratch.get(temp_bytes, handle) if temp_bytes else None

@@ -35,7 +35,7 @@ def get(nbytes: int, stream: int | None = None):
     pool = memory.get_default_memory_pool()
     s = driver.stream_handle() if stream is None else stream
     kept = pool._scratch.get(s)
-    if kept is not None and kept.size >= nbytes:
+    if kept is not None and kept.size >= nbytes and s not in pool._capturing:
         return kept
     if nbytes > KEEP_LIMIT or pool._allocator is not None or s in pool._capturing:
         block = pool.malloc(nbytes, s)

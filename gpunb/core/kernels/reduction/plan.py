@@ -22,7 +22,7 @@ from . import codegen as rc
 
 SUBSCRIPTION = 1       # waves of blocks when the reduction is split (2 and 4 measured no better)
 # splits of one output at most: the last block reads them all (H100, 64 MiB float32 sums back
-# to back: 512 splits 27.8 us each, 1024 28.9, 256 29.1; 2 and 4 times more, smaller 30-35)
+# to back: 512 splits 27.8 us each, 1024 28.9, 256 29.1; 2048 or 4096 smaller ones 30-35)
 SPLIT_CAP = 512
 SPLIT_RUNS = 16        # runs of lanes x vec elements per split, at least
 # partial states per thread of a split's combining last block, at most, else fewer splits
