@@ -129,6 +129,12 @@ def test_scratch_is_kept_per_stream_grown_and_zeroed_once(monkeypatch):
     f = scratch.get(scratch.TICKET_BYTES + 64, 7)
     assert f is not pool._scratch[7] and zeroed[-1] == (f.ptr, 7)
     pool._capturing.discard(7)
+    # the per-thread default stream (handle 2): a scratch for each thread
+    mine, got = scratch.get(scratch.TICKET_BYTES + 64, 2), []
+    t = threading.Thread(target=lambda: got.append(scratch.get(scratch.TICKET_BYTES + 64, 2)))
+    t.start()
+    t.join()
+    assert got[0] is not mine and scratch.get(scratch.TICKET_BYTES + 64, 2) is mine
     for s in range(100, 100 + scratch.KEEP_STREAMS):                  # the oldest stream's goes
         scratch.get(scratch.TICKET_BYTES + 64, s)
     assert len(pool._scratch) == scratch.KEEP_STREAMS and 7 not in pool._scratch
@@ -176,30 +182,31 @@ def test_tickets_are_ready_for_every_next_launch():
 
 @gpu
 def test_two_streams_at_once_keep_their_own_tickets():
-    """Split sums on two non-blocking streams from two threads, interleaved on the GPU:
-    each stream's scratch is its own."""
+    """Split sums on two non-blocking streams from two threads, interleaved on the GPU, then
+    on each thread's own default stream (``Stream.ptds``, one handle for both): each stream's
+    scratch is its own."""
     rng = np.random.default_rng(6)
     hs = [rng.standard_normal(1 << 21).astype(np.float32) + k for k in range(2)]
     xs = [gp.asarray(h) for h in hs]
     gp.synchronize()
-    results = [[], []]
 
-    def work(k):
-        s = gp.Stream(non_blocking=True)
+    def work(k, ptds, results):
+        s = gp.cuda.Stream.ptds if ptds else gp.Stream(non_blocking=True)
         with s:
             for _ in range(200):
                 results[k].append(xs[k].sum())
-        s.synchronize()
+            s.synchronize()
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for k in range(2):
-        want = hs[k].sum(dtype=np.float64)
-        got = np.array([float(r.get()) for r in results[k]])
-        np.testing.assert_allclose(got, want, rtol=1e-4)
+    for ptds in (False, True):
+        results = [[], []]
+        threads = [threading.Thread(target=work, args=(k, ptds, results)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for k in range(2):
+            got = np.array([float(r.get()) for r in results[k]])
+            np.testing.assert_allclose(got, hs[k].sum(dtype=np.float64), rtol=1e-4)
 
 
 @gpu

@@ -19,12 +19,15 @@ a memset of its tickets, ordered before the launch on the same stream.
 
 from __future__ import annotations
 
+import threading
+
 from . import driver, libcuda, memory
 
 TICKETS = 4096              # output groups of one split launch, at most (reduction.plan)
 TICKET_BYTES = 4 * TICKETS  # the partial states start here
 KEEP_LIMIT = 8 << 20        # kept per stream up to this size (bigger ones: a block per call)
 KEEP_STREAMS = memory.MAX_STREAMS
+PER_THREAD = 2              # CU_STREAM_PER_THREAD
 
 
 def get(nbytes: int, stream: int | None = None):
@@ -34,7 +37,9 @@ def get(nbytes: int, stream: int | None = None):
     queued (a block of its own is freed, stream-ordered, when dropped)."""
     pool = memory.get_default_memory_pool()
     s = driver.stream_handle() if stream is None else stream
-    kept = pool._scratch.get(s)
+    # handle 2 is each thread's own default stream (Stream.ptds): two of them run at once
+    key = s if s != PER_THREAD else (s, threading.get_ident())
+    kept = pool._scratch.get(key)
     if kept is not None and kept.size >= nbytes and s not in pool._capturing:
         return kept
     if nbytes > KEEP_LIMIT or pool._allocator is not None or s in pool._capturing:
@@ -44,7 +49,7 @@ def get(nbytes: int, stream: int | None = None):
     if kept is None and len(pool._scratch) >= KEEP_STREAMS:
         pool._scratch.pop(next(iter(pool._scratch)))     # (freed after its stream's launches)
     size = max(nbytes, 2 * kept.size if kept is not None else 64 << 10)
-    block = pool._scratch[s] = pool.malloc(min(size, KEEP_LIMIT), s)
+    block = pool._scratch[key] = pool.malloc(min(size, KEEP_LIMIT), s)
     _zero(block.ptr, s)
     return block
 
