@@ -12,6 +12,8 @@ import pytest
 import gpunb as gp
 from gpunb.core.dtypes import SUPPORTED
 from gpunb.core.kernels.reduction import codegen as rc
+from gpunb.core.kernels.reduction import ir as rir
+from gpunb.core.kernels.reduction import state as rs
 from gpunb.core.kernels.reduction import plan as rplan
 from gpunb.core.runtime import memory, scratch
 from tests.test_reduction_gpu import FUNCS, _PRODUCTS, call, check, data_for
@@ -20,9 +22,8 @@ gpu = pytest.mark.gpu
 
 
 def test_kernels_and_scratch_agree_on_the_tickets():
-    assert (rc.TICKETS, rc.TICKET_BYTES) == (scratch.TICKETS, scratch.TICKET_BYTES)
-    src = rc.render(__import__("gpunb.core.kernels.reduction.ir", fromlist=["kernel_for"])
-                    .kernel_for("sum", "float32", None, 1, 1))
+    assert (rs.TICKETS, rs.TICKET_BYTES) == (scratch.TICKETS, scratch.TICKET_BYTES)
+    src = rc.render(rir.kernel_for("sum", "float32", None, 1, 1))
     assert "atomicInc" in src and "void reduce_sum_afloat32_to_float32_o1r1_combine(" in src
     assert f"constexpr long long TICKET_BYTES = {scratch.TICKET_BYTES};" in src
 
@@ -34,12 +35,12 @@ def test_a_split_is_one_step_and_never_more_groups_than_tickets():
     # tickets only when the tickets run short (here: 1024 of them)
     few = rplan.plan(2048, 1 << 16, 4, 0, 4, 100000)
     assert few.splits > 1
-    old = rc.TICKETS
+    old = rs.TICKETS
     try:
-        rc.TICKETS = few.grid[0] - 1
+        rs.TICKETS = few.grid[0] - 1
         assert rplan.plan(2048, 1 << 16, 4, 0, 4, 100000).splits == 1
     finally:
-        rc.TICKETS = old
+        rs.TICKETS = old
 
 
 def test_the_last_block_combines_its_group_in_one_pass_where_it_fits():
@@ -56,8 +57,6 @@ class _Loaded:
     """A loaded kernel's stand-in for plan.steps: functions by name, 132 SMs, 8 blocks each."""
 
     def __init__(self, func, dtype):
-        from gpunb.core.kernels.reduction import ir as rir
-
         self.kernel = rir.kernel_for(func, dtype, None, 1, 1)
         self.functions = {e: e for e in rc.entry_points(self.kernel)}
         self.occupancy = {e: 8 for e in self.functions}
@@ -86,7 +85,7 @@ def test_split_modes(func, dtype, shape, axis, launches, splits):
     assert len(steps) == launches and steps[0].grid[1] == splits
     mode = steps[0].params[7].value                 # final_: 1 at once, 0 last block, 2 combine launch
     assert mode == (1 if splits == 1 else 0 if launches == 1 else 2)
-    assert temp == (0 if splits == 1 else rc.TICKET_BYTES + splits * np.prod(shape[1:]) * rplan.STATE_BYTES)
+    assert temp == (0 if splits == 1 else rs.TICKET_BYTES + splits * np.prod(shape[1:]) * rplan.STATE_BYTES)
     if launches == 2:
         assert steps[1].function.endswith("_combine")
 

@@ -200,7 +200,7 @@ class MemoryPool:
         # allocations, never recycled here (a recycled block's address would be baked into
         # the graph while something else reuses it)
         self._capturing: set[int] = set()
-        self._scratch: dict[int, Allocation] = {}   # split reductions' per stream (.scratch)
+        self._scratch: dict = {}    # split reductions' per stream (.scratch; ptds: per thread)
         self._limit = 0         # set_limit's bytes (0: none)
         self._pending = None    # the pool handle while the allocator starts (see _first_blocks)
         self._warmup = None     # that start-up (warmup.Warmup), made on first use

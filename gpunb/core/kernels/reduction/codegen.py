@@ -31,8 +31,9 @@ from ..prelude import prelude
 from . import state
 from .state import BLOCK, combine_entry, is_arg, is_user, split_functions, state_struct, lane_tree, write_output
 
-# (the launch plan and the tests read these here)
-THREADS, TICKETS, TICKET_BYTES, state_bytes = state.THREADS, state.TICKETS, state.TICKET_BYTES, state.state_bytes
+THREADS = state.THREADS     # (read here by the launch plan, fusion and the tests)
+# a split's partial states, after the tickets (final_: 1 writes the outputs at once)
+_PARTIAL = "    S* const partial = final_ == 1 ? nullptr : reinterpret_cast<S*>(scratch_ + TICKET_BYTES);"
 
 
 def _params(kernel) -> str:
@@ -101,7 +102,7 @@ def _prologue() -> list[str]:
             # blocks running together read neighbouring memory (DRAM pages), not far chunks
             "    const long long kb = (long long)blockIdx.y * G;",
             "    const long long ks = (long long)gridDim.y * G;",
-            "    S* const partial = final_ == 1 ? nullptr : reinterpret_cast<S*>(scratch_ + TICKET_BYTES);"]
+            _PARTIAL]
 
 
 def _store(kernel, indent: str) -> list[str]:
@@ -278,7 +279,7 @@ def _cols(kernel) -> list[str]:
             "    const long long kb = (long long)blockIdx.y * G;",
             "    const long long ks = (long long)gridDim.y * G;",
             f"    const long long Mg = M / {E};",
-            "    S* const partial = final_ == 1 ? nullptr : reinterpret_cast<S*>(scratch_ + TICKET_BYTES);",
+            _PARTIAL,
             "    for (long long base = (long long)blockIdx.x * BX; base < Mg; base += (long long)gridDim.x * BX) {",
             "        const long long gi = base + slot;",
             f"        S acc[{E}];",

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from ... import layout
 from ..execute import Step
 from . import codegen as rc
+from . import state as rs
 
 SUBSCRIPTION = 1       # waves of blocks when the reduction is split (2 and 4 measured no better)
 # splits of one output at most: the last block reads them all (H100, 64 MiB float32 sums back
@@ -105,7 +106,7 @@ def plan(M: int, K: int, reduce_stride: int, outer_stride: int, vec: int, reside
         G = min(block // min(32, _pow2ceil(M)), _pow2ceil(K))
     out_blocks = -(-M // (block // G))
     S = 1
-    if 0 < out_blocks < min(resident_blocks, rc.TICKETS + 1) and K:
+    if 0 < out_blocks < min(resident_blocks, rs.TICKETS + 1) and K:
         # several waves of splits (as CUB's grid subscription): blocks that finish early take
         # the next ones, instead of the slowest SM setting the time of a single wave
         S = max(1, min(SUBSCRIPTION * resident_blocks // out_blocks, K // (G * E * SPLIT_RUNS), SPLIT_CAP))
@@ -160,21 +161,21 @@ def steps(lk, g: Geometry, n_operands: int, x, divisor: float):
     result, scratch = n_operands, n_operands + 1
     group = (rc.THREADS // p.lanes) * (E if cols_ok else 1)     # outputs of one output group
     S, mode = p.splits, 1                   # mode: 1 written at once, 0 last block, 2 combine pass
-    if S > 1 and rc.state_bytes(k) > SMALL_STATE:
+    if S > 1 and rs.state_bytes(k) > SMALL_STATE:
         mode = 2
     elif S > 1:
         mode = 0
         if S * group > rc.THREADS * SPLIT_LOADS:
             S = max(2, rc.THREADS * SPLIT_LOADS // group)
             p = Plan(p.lane_fast, p.lanes, p.vec, S, (p.grid[0], S))
-    c = split_combine_plan(group, S)
+    last = split_combine_plan(group, S)    # the combining last block's lanes
     main = Step(
         lk.functions[entry], p.grid, (rc.THREADS,),
         (*range(n_operands), scratch if S > 1 else ctypes.c_void_p(0), result, ctypes.c_int64(M),
          ctypes.c_int64(K), ctypes.c_int(p.lanes), ctypes.c_int(int(p.lane_fast)),
-         ctypes.c_int(mode), ctypes.c_double(divisor), ctypes.c_int(c.lanes),
-         ctypes.c_int(int(c.lane_fast)), _geometry_param(g)))
-    temp = rc.TICKET_BYTES + S * M * STATE_BYTES if S > 1 else 0
+         ctypes.c_int(mode), ctypes.c_double(divisor), ctypes.c_int(last.lanes),
+         ctypes.c_int(int(last.lane_fast)), _geometry_param(g)))
+    temp = rs.TICKET_BYTES + S * M * STATE_BYTES if S > 1 else 0
     if mode != 2:
         return (main,), temp
     c = combine_plan(M, S)
