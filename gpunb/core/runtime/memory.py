@@ -16,6 +16,7 @@ from . import driver, fastcall, libcuda, warmup
 
 CACHED_LIMIT = 1 << 20   # blocks up to this size are recycled by gpunb without a driver call
 MAX_STREAMS = 8          # streams whose freed blocks are cached at one time (see MemoryPool._streams)
+PER_THREAD = 2           # CU_STREAM_PER_THREAD: each thread's own default stream behind one handle
 
 
 class MemoryPointer:
@@ -158,6 +159,32 @@ class Allocation(MemoryPointer):
 _new_allocation = Allocation.__new__
 
 
+class _PerThreadAllocation(Allocation):
+    """A block ordered on handle 2, CUDA's per-thread default stream: one handle, a different
+    stream in each thread. It is cached under its thread's key (``(2, thread)``, as CuPy's pool
+    keys per-thread streams), so that another thread's default stream, which is not ordered
+    after this thread's queued work, never gets it. Dropped in another thread, even a large
+    block goes to its thread's cache instead of a free that the dropping thread's stream
+    would order wrongly; the pool frees those with the device idle (``_flush``)."""
+
+    __slots__ = ("_key",)
+
+    def __del__(self):
+        ptr = self.ptr
+        if not ptr:
+            return
+        self.ptr = 0
+        pool, key = self._pool, self._key
+        if pool._closed or (self.size > CACHED_LIMIT and key[1] == driver.get_ident()):
+            fastcall.free(ptr, PER_THREAD)
+            return
+        cached = pool._free.get((key, self.size))
+        if cached is None:
+            pool._first_of((key, self.size), ptr, self._keep)
+        else:
+            cached.append(ptr)
+
+
 class _SlabAllocation(Allocation):
     """A block of the start-up slab (:mod:`.warmup`; ``_keep`` holds the :class:`~.warmup.Warmup`):
     dropped, not recycled, when the last reference goes."""
@@ -272,6 +299,8 @@ class MemoryPool:
             return Allocation(ptr, max(nbytes, 1), s, st, None, self.device_id)
         if nbytes <= CACHED_LIMIT:
             size = (nbytes + 511) & ~511 if nbytes > 0 else 512
+            if s == PER_THREAD:
+                return self._per_thread(size, st)
             cached = self._free.get((s, size))
             if cached:
                 # Allocation(...) without its __init__ frame (1.1k of a + b's 26.6k instructions)
@@ -280,21 +309,39 @@ class MemoryPool:
                     cached.pop(), size, s, st, self, self.device_id)
                 return block
             recycler = self
+        elif s == PER_THREAD:
+            return self._per_thread(nbytes, st)
         else:
             size, recycler = nbytes, None
+        return Allocation(self._allocate(size, s), size, s, st, recycler, self.device_id)
+
+    def _allocate(self, size: int, s: int) -> int:
+        """``size`` bytes from the driver's pool on stream handle ``s``; on out of memory, the
+        cached blocks are freed and it tries once more, then raises OutOfMemoryError."""
         if self._limit:
             self._within_limit(size)
-        ptr = fastcall.allocate(pool, size, s)
+        ptr = fastcall.allocate(self._handle, size, s)
         if not ptr:
             self.free_all_blocks()
-            ptr = fastcall.allocate(pool, size, s)
+            ptr = fastcall.allocate(self._handle, size, s)
             if not ptr:
                 free, total = mem_info()
                 raise OutOfMemoryError(
                     f"out of GPU memory allocating {size:,} bytes: {free:,} bytes free of {total:,} "
                     f"(this pool holds {self.used_bytes():,} bytes in use, {self.total_bytes():,} "
                     "reserved)")
-        return Allocation(ptr, size, s, st, recycler, self.device_id)
+        return ptr
+
+    def _per_thread(self, size: int, st) -> Allocation:
+        """A block of ``size`` bytes (rounded when cached) on this thread's default stream
+        (see :class:`_PerThreadAllocation`)."""
+        key = (PER_THREAD, driver.get_ident())
+        cached = self._free.get((key, size)) if size <= CACHED_LIMIT else None
+        block = _new_allocation(_PerThreadAllocation)
+        block.ptr = cached.pop() if cached else self._allocate(size, PER_THREAD)
+        block.size, block._stream, block._keep, block._pool, block.device_id, block._key = (
+            size, PER_THREAD, st, self, self.device_id, key)
+        return block
 
     def _within_limit(self, size: int) -> None:
         """Raise OutOfMemoryError if ``size`` more bytes would pass the limit (the cached
@@ -352,12 +399,12 @@ class MemoryPool:
             self._streams[s] = stream
         self._free[key] = [ptr]
 
-    def _flush_stream(self, s: int) -> None:
-        """Free the blocks cached for stream handle ``s`` and let its stream object go."""
+    def _flush_stream(self, s) -> None:
+        """Free the blocks cached for stream handle ``s`` (or per-thread key ``(2, thread)``)
+        and let its stream object go."""
         self._scratch.pop(s, None)
-        for key in [k for k in self._free if k[0] == s]:
-            for h in self._free.pop(key):
-                fastcall.free(h, s)
+        free = {k: self._free.pop(k) for k in [k for k in self._free if k[0] == s]}
+        self._free_cached(free)
         self._streams.pop(s, None)
 
     def _flush(self) -> None:
@@ -365,10 +412,19 @@ class MemoryPool:
         on its own stream, still alive: ``_streams`` holds it)."""
         self._scratch = {}
         free, self._free = self._free, {}
-        for (stream, _), handles in free.items():
-            for h in handles:
-                fastcall.free(h, stream)
+        self._free_cached(free)
         self._streams = {}
+
+    @staticmethod
+    def _free_cached(free: dict) -> None:
+        me = (PER_THREAD, driver.get_ident())
+        if any(type(s) is tuple and s != me for s, _ in free):
+            # another thread's default stream has no handle here to order the frees on:
+            # wait for the device, after which any stream will do
+            _wait_device()
+        for (s, _), handles in free.items():
+            for h in handles:
+                fastcall.free(h, s if type(s) is int else PER_THREAD)
 
     def used_bytes(self) -> int:
         """Bytes in live allocations."""
@@ -404,6 +460,11 @@ class MemoryPool:
 
     def __repr__(self) -> str:
         return f"<gpunb.MemoryPool device={self._device_id}>"
+
+
+def _wait_device() -> None:
+    driver.context()
+    libcuda.check(libcuda.lib().cuCtxSynchronize(), "waiting to free another thread's blocks")
 
 
 def get_default_memory_pool() -> MemoryPool:

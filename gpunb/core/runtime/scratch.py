@@ -19,15 +19,13 @@ a memset of its tickets, ordered before the launch on the same stream.
 
 from __future__ import annotations
 
-import threading
-
 from . import driver, libcuda, memory
 
 TICKETS = 4096              # output groups of one split launch, at most (reduction.plan)
 TICKET_BYTES = 4 * TICKETS  # the partial states start here
 KEEP_LIMIT = 8 << 20        # kept per stream up to this size (bigger ones: a block per call)
 KEEP_STREAMS = memory.MAX_STREAMS
-PER_THREAD = 2              # CU_STREAM_PER_THREAD
+PER_THREAD = memory.PER_THREAD
 
 
 def get(nbytes: int, stream: int | None = None):
@@ -38,7 +36,7 @@ def get(nbytes: int, stream: int | None = None):
     pool = memory.get_default_memory_pool()
     s = driver.stream_handle() if stream is None else stream
     # handle 2 is each thread's own default stream (Stream.ptds): two of them run at once
-    key = s if s != PER_THREAD else (s, threading.get_ident())
+    key = s if s != PER_THREAD else (s, driver.get_ident())
     kept = pool._scratch.get(key)
     if kept is not None and kept.size >= nbytes and s not in pool._capturing:
         return kept
