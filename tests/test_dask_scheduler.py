@@ -44,14 +44,58 @@ def _collections():
     }
 
 
+@pytest.mark.parametrize("low_level", [False, True])
 @pytest.mark.parametrize("fuse", [True, False])
 @pytest.mark.parametrize("name", list(_collections()))
-def test_results_equal_dasks_sync_scheduler(name, fuse):
+def test_results_equal_dasks_sync_scheduler(name, fuse, low_level):
     with dask.config.set({"optimization.fuse.active": fuse}):
         x = _collections()[name]
         want = x.compute(scheduler="sync")
-        got = x.compute(scheduler=get)
+        got = x.compute(scheduler=get, low_level_optimize=low_level)
     np.testing.assert_array_equal(got, want)
+
+
+def test_dasks_low_level_optimisation_runs_only_when_asked():
+    """By default the graph's tasks run as the collection built them (culled by the walk from
+    the wanted keys); ``low_level_optimize=True`` runs the collection's optimiser first."""
+    from dask.array.optimization import optimize
+
+    calls, ran = [], []
+
+    def spy(dsk, keys, **kwargs):
+        calls.append(len(keys))
+        return optimize(dsk, keys, **kwargs)
+
+    from dask.callbacks import Callback
+
+    d = da.from_array(_rand(400), chunks=50)
+    x = (d * 2 + 1)[:120].sum()          # the slice leaves 5 of the 8 chunks unneeded
+    want = x.compute(scheduler="sync", optimize_graph=False)
+    with dask.config.set(array_optimize=spy), Callback(pretask=lambda k, dsk, st: ran.append(k)):
+        assert x.compute(scheduler=get) == pytest.approx(want)
+        assert calls == [] and ran
+        names = {k[0] if isinstance(k, tuple) else k for k in ran}
+        assert any(n.startswith("array-") for n in names)      # the getters, run as tasks
+        # culled: no task of the chunks past the slice
+        muls = sorted(k[1] for k in ran if isinstance(k, tuple) and k[0].startswith("mul-"))
+        assert muls == [0, 1, 2]
+        assert not any(isinstance(k, tuple) and k[0].startswith("mul-") and k[1] >= 3 for k in ran)
+        ran.clear()
+        assert x.compute(scheduler=get, low_level_optimize=True) == pytest.approx(want)
+        assert len(calls) == 1 and ran
+
+
+def test_tasks_with_keyword_and_nested_arguments():
+    """Tasks are called as Dask's ``Task.__call__`` calls them: references, nested lists and
+    dicts of references, keyword arguments holding references."""
+    from dask import delayed
+
+    def combine(a, parts, scale=1, extra=None):
+        return (a + sum(parts) + sum(extra.values())) * scale
+
+    a, b, c = delayed(1), delayed(lambda: 2)(), delayed(lambda: 3)()
+    out = delayed(combine)(a, [b, c, 4], scale=delayed(lambda: 10)(), extra={"x": b, "y": 5})
+    assert out.compute(scheduler=get) == out.compute(scheduler="sync") == (1 + 9 + 7) * 10
 
 
 def test_compute_of_several_collections_and_persist():

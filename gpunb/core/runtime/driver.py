@@ -444,6 +444,8 @@ def as_stream(stream):
         return device().create_stream(stream)
     ptr = getattr(stream, "ptr", stream)
     if isinstance(ptr, int) and not isinstance(ptr, bool):
+        if ptr in DEFAULT_HANDLES:
+            context()       # the default handles name the calling thread's current context
         return Stream.from_handle(ptr)
     raise TypeError(f"stream must be None, a cuda.core Stream, an object with __cuda_stream__ "
                     f"or a CuPy stream, not {type(stream).__name__}")

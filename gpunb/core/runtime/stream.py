@@ -201,7 +201,9 @@ class _PerThreadDefaultStream(Stream):
         self._by_device: dict = {}
 
     def _core_stream(self):
-        ctx = driver.active or driver.context()
+        # made current in this thread too: handle 2 names no context of its own, so a new
+        # thread's first allocation on it failed (CUDA_ERROR_INVALID_CONTEXT)
+        ctx = driver.context()
         core = self._by_device.get(ctx.ordinal)
         if core is None:
             core = self._by_device[ctx.ordinal] = driver.as_stream(2)
