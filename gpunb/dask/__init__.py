@@ -44,6 +44,10 @@ the next chunk's kernels while the GPU runs the last ones::
     with dask.config.set(scheduler=gpunb.dask.get):   # or .compute(scheduler=gpunb.dask.get)
         x.sum().compute()
 
+It runs the graph as the collection built it, without Dask's low-level optimisation (task
+fusion saves nothing in one thread; ``low_level_optimize=True`` runs it, e.g. for slices of
+arrays read from files).
+
 Several GPUs
 ------------
 :class:`LocalGPUCluster` (:mod:`gpunb.dask.cluster`) is a ``distributed.LocalCluster`` with one
