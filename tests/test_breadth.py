@@ -223,3 +223,116 @@ def test_complex_parts_angle_and_ptp(dtype):
     else:
         same(gp.ptp(g, axis=1), np.ptp(z, axis=1))
         same(g.ptp(axis=0, keepdims=True), np.ptp(z, axis=0, keepdims=True))
+
+
+# -- concatenate's join: contiguous inputs copied in one launch -----------------------------
+
+def test_join_kernels_compile_for_every_word():
+    """Each word size's join module compiles (NVRTC, sm_90) and names its entry point."""
+    from gpunb.core.build.cached import compile_cached
+    from gpunb.core.kernels.rearrange import codegen as gcg
+
+    for word in (1, 2, 4, 8, 16):
+        k = gcg.JoinKernel(word)
+        src = gcg.render(k)
+        assert gcg.entry_points(k) == (k.name,) and f"void {k.name}(" in src
+        assert f"unsigned long long src[{gcg.JOIN_PIECES}]" in src
+        assert compile_cached(src, arch="sm_90").cubin
+
+
+def test_join_plans_groups_of_pieces_with_their_ends(monkeypatch):
+    """The plan: a launch per JOIN_PIECES ranges, each range's end (in words) in its table,
+    one block row a range, the output offset of each group; the word is the largest that
+    every address and length divides."""
+    from gpunb.core.kernels import loader
+    from gpunb.core.kernels.rearrange import codegen as gcg
+    from gpunb.core.kernels.rearrange import run as grun
+    from gpunb.core.runtime import fastcall
+
+    class Lk:
+        functions = {f"gpunb_join_w{w}": w for w in (1, 2, 4, 8, 16)}
+        sm_count = 132
+
+    class Prepared:
+        def __init__(self, fn, grid, block, objects):
+            self.fn, self.grid, self.block, self.objects = fn, grid, block, objects
+
+        def launch(self, stream):
+            launched.append((self.fn, self.grid, self.objects[0].value, list(self.objects[1])))
+
+    launched = []
+    monkeypatch.setattr(loader, "get", lambda family, key, make: Lk)
+    monkeypatch.setattr(fastcall, "Prepared", Prepared)
+    sizes = [16 * (i + 1) for i in range(40)]             # 40 ranges: two launches
+    launches, _ = grun._join_plan(16, sizes)
+    assert [(n, offset) for _, _, _, offset, n in launches] == [(32, 0), (8, 16 * 528)]
+    p0, table = launches[0][0], launches[0][2]
+    assert p0.grid == (1, 32) and p0.block == (gcg.THREADS,)
+    assert list(table[32:]) == [sum(range(1, j + 2)) for j in range(32)]
+    big = grun._join_plan(4, [1 << 18, 40])[0][0][0]
+    assert big.grid == ((1 << 16) // gcg.THREADS, 2)
+    huge = grun._join_plan(16, [1 << 34])[0][0][0]
+    assert huge.grid == (132 * 8, 1)                      # grid-stride past 8 waves
+
+    class Ctx:
+        prepared = {}
+
+        def remember(self, key, value):
+            self.prepared[key] = value
+
+    from gpunb.core.runtime import driver
+
+    monkeypatch.setattr(driver, "active", Ctx())
+    monkeypatch.setattr(driver, "stream_handle", lambda: 0)
+    grun.join(1 << 20, [0x1000, 0x2008], [8, 24])        # an address 8 bytes off: words of 8
+    grun.join(1 << 20, [0x1003, 0x2000], [8, 24])        # 1 byte off: bytes
+    grun.join(1 << 20, [0x1000, 0x2000], [16, 32])
+    assert [(fn, grid) for fn, grid, _, _ in launched] == [(8, (1, 2)), (1, (1, 2)), (16, (1, 2))]
+    assert launched[0][3][:2] == [0x1000, 0x2008] and launched[0][3][32:34] == [1, 4]
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "float64", "complex128", "bool"])
+def test_concatenate_joins_many_pieces_against_numpy(dtype):
+    """Inputs of every length (0 to 70 of them, crossing a launch's 32), starting at odd
+    element offsets (addresses of every alignment), the same layout again with other arrays
+    (the replayed plan takes the new addresses), a strided input among contiguous ones, and
+    inputs too large to join."""
+    rng = np.random.default_rng(3)
+    base = rand((4096,), dtype)
+    g = gp.asarray(base)
+    for count in (2, 3, 31, 32, 33, 70):
+        starts = rng.integers(0, 3000, count)
+        lens = rng.integers(0, 40, count)
+        pieces = [(int(s), int(s + n)) for s, n in zip(starts, lens)]
+        same(gp.concatenate([g[a:b] for a, b in pieces]), np.concatenate([base[a:b] for a, b in pieces]))
+        shifted = [(a + 1, b + 1) for a, b in pieces]                  # same lengths, new addresses
+        same(gp.concatenate([g[a:b] for a, b in shifted]), np.concatenate([base[a:b] for a, b in shifted]))
+    two = rand((5, 3, 4), dtype)
+    g2 = gp.asarray(two)
+    same(gp.concatenate([g2[:2], g2[1:4], g2[4:]]), np.concatenate([two[:2], two[1:4], two[4:]]))
+    same(gp.concatenate([g2[:2], g2[:, ::2].reshape(-1, 3, 4)[:1], g2[3:]]),     # a copied one between
+         np.concatenate([two[:2], two[:, ::2].reshape(-1, 3, 4)[:1], two[3:]]))
+    same(gp.concatenate([g2[:2], g2[1:2, ::-1], g2[3:]]), np.concatenate([two[:2], two[1:2, ::-1], two[3:]]))
+    big = rand((3 << 18,), dtype)                                       # 3 x 2^18: over the join's average
+    gb = gp.asarray(big)
+    same(gp.concatenate([gb[: 1 << 18], gb[1 << 18:], gb[:5]]), np.concatenate([big[: 1 << 18], big[1 << 18:], big[:5]]))
+
+
+@gpu
+def test_join_on_a_stream_is_ordered_after_the_inputs():
+    """Joins queued on a non-blocking stream after the kernels that wrote their inputs, 50
+    times with new inputs each time, read what those kernels wrote."""
+    s = gp.Stream(non_blocking=True)
+    rng = np.random.default_rng(4)
+    hs = [rng.standard_normal(3000).astype(np.float32) for _ in range(4)]
+    with s:
+        xs = [gp.asarray(h) for h in hs]
+        outs = []
+        for i in range(50):
+            ys = [x * (i + 1) + k for k, x in enumerate(xs)]
+            outs.append(gp.concatenate([y[k:k + 700] for k, y in enumerate(ys)]))
+        s.synchronize()
+    for i, o in enumerate(outs):
+        want = np.concatenate([(h * (i + 1) + k)[k:k + 700] for k, h in enumerate(hs)])
+        np.testing.assert_allclose(o.get(), want, rtol=1e-6)

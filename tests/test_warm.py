@@ -53,6 +53,7 @@ def test_standard_set_renders_the_runtime_kernels():
     assert "add_afloat32_afloat32_to_float32_contiguous" in names
     assert "reduce_sum_afloat32_to_float32_o1r1" in names
     assert any(n.startswith("transpose") for n in names)
+    assert {f"gpunb_join_w{w}" for w in (1, 2, 4, 8, 16)} <= set(names)
 
 
 @pytest.mark.gpu
@@ -67,6 +68,7 @@ def test_after_warm_a_first_session_compiles_nothing(cache_dir):
         y = (x * 2.0 + 1.0) / x.max()
         s = gpunb.sqrt(gpunb.abs(y)).sum(axis=0)
         m = x.mean(), x.std(), y.argmax(), gpunb.ascontiguousarray(x.T), x.astype(np.float64).sum()
+        joined = gpunb.concatenate([x[:3], x[7:9], x[20:21]])          # one join launch
         gpunb.synchronize()
-    assert s.shape == (200,) and m[3].shape == (200, 300)
+    assert s.shape == (200,) and m[3].shape == (200, 300) and joined.shape == (6, 200)
     assert compiled == []

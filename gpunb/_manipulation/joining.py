@@ -2,8 +2,10 @@
 ``column_stack``, ``append``, ``row_stack`` (NumPy 2's deprecated alias, warning as NumPy's);
 ``split``, ``array_split``, ``hsplit``, ``vsplit``, ``dsplit``.
 
-Joining writes each input into its slice of one new array (one copy kernel each, at copy
-bandwidth when the slice is contiguous); splitting returns views. NumPy's rules, dtypes and
+Joining writes each input into its slice of one new array: a copy kernel each, except that
+inputs whose slices are contiguous byte ranges are copied together in one launch when small
+(``join``, :mod:`gpunb.core.kernels.rearrange`) and by a driver copy each when large;
+splitting returns views. NumPy's rules, dtypes and
 error messages.
 """
 
@@ -17,11 +19,17 @@ import numpy as np
 
 from ..core import args, memo
 from ..core.kernels.elementwise.run import assign, copy
+from ..core.kernels.rearrange import run as rearrange
 from ..core.ndarray import ndarray
 from ..core.runtime import driver, fastcall
 from .dims import atleast_1d, atleast_2d, atleast_3d
 
 _result_dtypes = memo.table("joining.result_dtypes")   # (input dtypes, dtype=, casting) -> checked dtype
+
+
+# contiguous inputs of at most this many bytes on average are joined in one launch; larger
+# ones are a driver copy each (bandwidth-bound: a call's host time no longer matters)
+JOIN_BYTES = 1 << 20
 
 
 def _arrays(seq, func: str) -> list[ndarray]:
@@ -84,18 +92,26 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
         _result_dtypes[key] = dt
     result = ndarray._empty(shape, dt)
     # a new result overlaps no input; when the dimensions before the axis are all 1, each
-    # input's slice of it is contiguous, and a contiguous input of the dtype is one driver copy
+    # input's slice of it is contiguous, and a contiguous input of the dtype is a byte range:
+    # all of them in one launch (join) when they are small, else a driver copy each
     whole = math.prod(shape[:axis]) == 1
     base, itemsize, step = result._data.ptr, dt.itemsize, result._strides[axis]
-    stream = driver.stream_handle()
+    ranges = []
     start = 0
     for x in xs:
         if x._size:
             if whole and x._dtype is dt and (x._cc is True or x._c_contiguous):
-                fastcall.copy(base + start * step, x._data.ptr, x._size * itemsize, stream)
+                ranges.append((start * step, x._data.ptr, x._size * itemsize))
             else:
                 copy(x, result._derive(x._shape, result._strides, start * step))
         start += x._shape[axis]
+    if len(ranges) > 1 and sum(r[2] for r in ranges) <= JOIN_BYTES * len(ranges) \
+            and ranges[-1][0] + ranges[-1][2] - ranges[0][0] == sum(r[2] for r in ranges):
+        rearrange.join(base + ranges[0][0], [r[1] for r in ranges], [r[2] for r in ranges])
+    elif ranges:
+        stream = driver.stream_handle()
+        for offset, ptr, nbytes in ranges:
+            fastcall.copy(base + offset, ptr, nbytes, stream)
     return result
 
 

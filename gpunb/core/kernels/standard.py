@@ -3,7 +3,7 @@ user's modules.
 
 The demo kernels, and the array kernels a first notebook session is most likely to need:
 common ufuncs on float32/float64 (and integer arithmetic) for contiguous arrays and Python
-scalars, copies and casts, transposing copies, and the reductions. Each is rendered exactly as
+scalars, copies and casts, transposing copies, concatenation's joins, and the reductions. Each is rendered exactly as
 the runtime renders it, so its cache key is the one the runtime looks up.
 """
 
@@ -29,6 +29,7 @@ def array_kernels() -> list[tuple[str, str]]:
     from .elementwise import ir as eir
     from .elementwise import ops
     from .reduction import codegen as rcg
+    from .rearrange import codegen as gcg
     from .reduction import ir as rir
     from .transpose import codegen as tcg
 
@@ -66,6 +67,9 @@ def array_kernels() -> list[tuple[str, str]]:
             out.append((fill.name, ecg.render(fill)))
             t = tcg.TransposeKernel(src, dst)
             out.append((t.name, tcg.render(t)))
+    for word in (1, 2, 4, 8, 16):        # concatenate's contiguous pieces
+        k = gcg.JoinKernel(word)
+        out.append((k.name, gcg.render(k)))
     bools = [("bool", ("sum", "any", "all", "count_nonzero"))]      # (x > 0).sum() and friends
     for dt, funcs in [(d, _REDUCTIONS) for d in FLOATS] + [(d, _INT_REDUCTIONS) for d in INTS] + bools:
         for func in funcs:

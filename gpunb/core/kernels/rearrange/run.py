@@ -1,14 +1,16 @@
-"""Rearranging kernels, run: ``roll`` of any view into a new array in one launch, and the
-index array of a per-element ``repeat``."""
+"""Rearranging kernels, run: ``roll`` of any view into a new array in one launch, the
+index array of a per-element ``repeat``, and contiguous pieces joined in one launch."""
 
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
 
 from ... import dtypes, memo
 from ...ndarray import ndarray
+from ...runtime import driver, fastcall
 from .. import loader
 from ..execute import Step, execute, replay
 from . import codegen as cg
@@ -112,3 +114,49 @@ def repeat_index(cum: ndarray, total: int) -> ndarray:
                 (0, ctypes.c_int64(cum.size), 1, ctypes.c_int64(total)))
     execute((step,), [ctypes.c_void_p(cum.data.ptr), ctypes.c_void_p(out.data.ptr)])
     return out
+
+
+def join(out_ptr: int, sources, sizes) -> None:
+    """Copy ``sizes[i]`` bytes (each > 0) from each address ``sources[i]`` to ``out_ptr``, one
+    range after another, on the current stream: one launch per :data:`~.codegen.JOIN_PIECES`
+    ranges. The launches are planned once per (word, sizes) and replayed; each call sets the
+    output and source addresses in their parameter objects."""
+    bits = out_ptr
+    for a, n in zip(sources, sizes):
+        bits |= a | n
+    word = 16 if not bits & 15 else 8 if not bits & 7 else 4 if not bits & 3 else 2 if not bits & 1 else 1
+    key = ("rearrange.join", word, tuple(sizes))
+    ctx = driver.active or driver.context()
+    entry = ctx.prepared.get(key)
+    if entry is None:
+        entry = _join_plan(word, sizes)
+        ctx.remember(key, entry)
+    launches, lock = entry
+    handle = driver.stream_handle()
+    i = 0
+    with lock:      # the parameter objects are shared by every call of this layout
+        for prepared, out, table, offset, count in launches:
+            out.value = out_ptr + offset
+            table[:count] = sources[i:i + count]
+            i += count
+            prepared.launch(handle)
+
+
+def _join_plan(word: int, sizes):
+    k = cg.JoinKernel(word)
+    lk = loader.get(cg, ("join", word), lambda: k)
+    pieces, launches, offset = cg.JOIN_PIECES, [], 0
+    for g in range(0, len(sizes), pieces):
+        group = [n // word for n in sizes[g:g + pieces]]
+        table = (ctypes.c_uint64 * (2 * pieces))()
+        end = 0
+        for j, n in enumerate(group):
+            end += n
+            table[pieces + j] = end
+        # a block per THREADS words of the longest range, at most 8 waves (then grid-stride)
+        blocks = max(1, min(-(-max(group) // cg.THREADS), lk.sm_count * 8))
+        out = ctypes.c_void_p()
+        launches.append((fastcall.Prepared(lk.functions[k.name], (blocks, len(group)), (cg.THREADS,),
+                                           [out, table]), out, table, offset, len(group)))
+        offset += end * word
+    return tuple(launches), threading.Lock()
