@@ -105,8 +105,10 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
             else:
                 copy(x, result._derive(x._shape, result._strides, start * step))
         start += x._shape[axis]
-    if len(ranges) > 1 and sum(r[2] for r in ranges) <= JOIN_BYTES * len(ranges) \
-            and ranges[-1][0] + ranges[-1][2] - ranges[0][0] == sum(r[2] for r in ranges):
+    total = sum(r[2] for r in ranges)
+    # joined back to back: no input copied apart between them
+    if 1 < len(ranges) and total <= JOIN_BYTES * len(ranges) \
+            and ranges[-1][0] + ranges[-1][2] - ranges[0][0] == total:
         rearrange.join(base + ranges[0][0], [r[1] for r in ranges], [r[2] for r in ranges])
     elif ranges:
         stream = driver.stream_handle()

@@ -19,6 +19,12 @@ MAX_STREAMS = 8          # streams whose freed blocks are cached at one time (se
 PER_THREAD = 2           # CU_STREAM_PER_THREAD: each thread's own default stream behind one handle
 
 
+def stream_key(s: int):
+    """Stream handle ``s`` as the pool's per-stream tables key it (cached blocks, scratch):
+    the handle itself, but (2, thread) for handle 2, a different stream in each thread."""
+    return (s, driver.get_ident()) if s == PER_THREAD else s
+
+
 class MemoryPointer:
     """Where an array's data starts: ``ptr`` (an int address) and the buffer that owns it.
 
@@ -335,7 +341,7 @@ class MemoryPool:
     def _per_thread(self, size: int, st) -> Allocation:
         """A block of ``size`` bytes (rounded when cached) on this thread's default stream
         (see :class:`_PerThreadAllocation`)."""
-        key = (PER_THREAD, driver.get_ident())
+        key = stream_key(PER_THREAD)
         cached = self._free.get((key, size)) if size <= CACHED_LIMIT else None
         block = _new_allocation(_PerThreadAllocation)
         block.ptr = cached.pop() if cached else self._allocate(size, PER_THREAD)
@@ -417,7 +423,7 @@ class MemoryPool:
 
     @staticmethod
     def _free_cached(free: dict) -> None:
-        me = (PER_THREAD, driver.get_ident())
+        me = stream_key(PER_THREAD)
         if any(type(s) is tuple and s != me for s, _ in free):
             # another thread's default stream has no handle here to order the frees on:
             # wait for the device, after which any stream will do

@@ -25,7 +25,6 @@ TICKETS = 4096              # output groups of one split launch, at most (reduct
 TICKET_BYTES = 4 * TICKETS  # the partial states start here
 KEEP_LIMIT = 8 << 20        # kept per stream up to this size (bigger ones: a block per call)
 KEEP_STREAMS = memory.MAX_STREAMS
-PER_THREAD = memory.PER_THREAD
 
 
 def get(nbytes: int, stream: int | None = None):
@@ -35,8 +34,7 @@ def get(nbytes: int, stream: int | None = None):
     queued (a block of its own is freed, stream-ordered, when dropped)."""
     pool = memory.get_default_memory_pool()
     s = driver.stream_handle() if stream is None else stream
-    # handle 2 is each thread's own default stream (Stream.ptds): two of them run at once
-    key = s if s != PER_THREAD else (s, driver.get_ident())
+    key = memory.stream_key(s)      # (Stream.ptds: one handle, a stream in each thread)
     kept = pool._scratch.get(key)
     if kept is not None and kept.size >= nbytes and s not in pool._capturing:
         return kept
