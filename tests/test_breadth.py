@@ -322,6 +322,27 @@ def test_concatenate_joins_many_pieces_against_numpy(dtype):
 
 
 @gpu
+def test_concatenate_of_vectors_against_numpy():
+    """1-D inputs (the common small case, joined without the general checks) and the cases
+    that leave it: a tuple, empty inputs among them, one or no non-empty input, a strided
+    one, mixed dtypes (promoted), a 0-d input (NumPy's error), an axis of -1."""
+    a, b = rand((7,), np.float32), rand((5,), np.float32)
+    ga, gb = gp.asarray(a), gp.asarray(b)
+    e = np.zeros(0, np.float32)
+    ge = gp.asarray(e)
+    for gs, hs in (((ga, gb), (a, b)), ([ga, ge, gb, ge], [a, e, b, e]), ([ge, ga, ge], [e, a, e]),
+                   ([ge, ge], [e, e]), ([ga, gb[::2], ga], [a, b[::2], a]),
+                   ([ga[1:], gb[:-1], ga[:3]], [a[1:], b[:-1], a[:3]])):
+        same(gp.concatenate(gs), np.concatenate(hs))
+        same(gp.concatenate(gs, axis=np.int64(0)), np.concatenate(hs, axis=np.int64(0)))
+        same(gp.concatenate(gs, axis=-1), np.concatenate(hs, axis=-1))
+    i = np.arange(4, dtype=np.int32)
+    same(gp.concatenate([ga, gp.asarray(i)]), np.concatenate([a, i]))
+    with pytest.raises(ValueError, match="zero-dimensional"):
+        gp.concatenate([gp.asarray(np.float32(1)), gp.asarray(np.float32(2))])
+
+
+@gpu
 def test_join_on_a_stream_is_ordered_after_the_inputs():
     """Joins queued on a non-blocking stream after the kernels that wrote their inputs, 50
     times with new inputs each time, read what those kernels wrote."""

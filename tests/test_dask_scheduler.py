@@ -222,3 +222,87 @@ def test_a_failure_reaches_the_finish_callback():
 def test_other_schedulers_options_are_accepted():
     d = da.arange(100, chunks=10).sum()
     assert d.compute(scheduler=get, num_workers=4) == 4950
+
+
+def test_a_collection_computed_again_reuses_its_compiled_tasks_and_order(monkeypatch):
+    """The second compute of one collection converts and compiles only Dask's new finalising
+    task, and walks only it (the rest of the order is the first compute's); the results are
+    the same, for compute and persist."""
+    from gpunb.dask import scheduler as sch
+
+    d = da.from_array(_rand((60, 50), 4), chunks=(20, 10))
+    x = (d * 2).sum(axis=0) + 1
+    want = x.compute(scheduler="sync")
+    compiled, orders = [], []
+    real_compile, real_order = sch._compile, sch._order
+    monkeypatch.setattr(sch, "_compile", lambda node: compiled.append(node) or real_compile(node))
+    # the walks of the whole graph (not kept to the new keys)
+    monkeypatch.setattr(sch, "_order", lambda *a, **kw: (kw.get("inside") is None and orders.append(a[1]))
+                        or real_order(*a, **kw))
+    np.testing.assert_array_equal(x.compute(scheduler=get), want)
+    assert len(compiled) > 30 and len(orders) == 1
+    compiled.clear(), orders.clear()
+    np.testing.assert_array_equal(x.compute(scheduler=get), want)
+    assert 1 <= len(compiled) <= 2 and orders == []
+    (p,) = dask.persist(x, scheduler=get)
+    compiled.clear(), orders.clear()
+    (q,) = dask.persist(x, scheduler=get)
+    assert compiled == [] and orders == []
+    np.testing.assert_array_equal(q.compute(scheduler="sync"), want)
+    np.testing.assert_array_equal(p.compute(scheduler="sync"), want)
+
+
+def test_a_reused_order_must_come_from_the_same_layers():
+    """An order found for other layer objects (the same ids, as after garbage collection) is
+    not used: each stable layer's cache reference is checked."""
+    from gpunb.dask import scheduler as sch
+
+    d = da.from_array(_rand(300, 5), chunks=40)
+    x = d.sum()
+    want = x.compute(scheduler="sync")
+    sch._ORDER_CACHE.clear()
+    assert x.compute(scheduler=get) == pytest.approx(want)
+    (key, (refs, head, head_refs)), = sch._ORDER_CACHE.items()
+    sch._ORDER_CACHE[key] = (tuple(weakref.ref(_Chunk(0).__class__) for _ in refs), ["bogus"], {})
+    assert x.compute(scheduler=get) == pytest.approx(want)
+    assert sch._ORDER_CACHE[key][1] == head
+
+
+def test_cached_tasks_keep_no_graph_alive():
+    """The cache of converted tasks lives with each layer: once a collection is gone its
+    chunks are freed and its entries dropped."""
+    import gc
+
+    from gpunb.dask import scheduler as sch
+
+    gc.collect()
+    before = len(sch._LAYER_CACHE)
+    refs = []
+    for i in range(3):
+        h = _rand(500, i)
+        refs.append(weakref.ref(h))
+        x = (da.from_array(h, chunks=100) + 1).sum()
+        assert x.compute(scheduler=get) == pytest.approx((h + 1).sum())
+        assert x.compute(scheduler=get) == pytest.approx((h + 1).sum())
+        del h, x
+    gc.collect()
+    assert all(r() is None for r in refs)
+    assert len(sch._LAYER_CACHE) <= before
+
+
+def test_a_legacy_layer_is_converted_again_when_the_graphs_keys_change():
+    """A legacy task's string or tuple is a reference only where the graph has that key: the
+    same layer object in a graph without the key reads it as a literal."""
+    from dask.highlevelgraph import MaterializedLayer
+
+    from gpunb.dask import scheduler as sch
+
+    tag = lambda v: ("got", v)      # noqa: E731
+    layer = MaterializedLayer({"a": (tag, "b")})
+    with_b = MaterializedLayer({"b": 10})
+    dsk, fns, _, _ = sch._merge([layer, with_b])
+    assert fns["a"]({"b": 10}) == ("got", 10) and dsk["a"].dependencies == {"b"}
+    dsk, fns, _, _ = sch._merge([layer])
+    assert fns["a"]({}) == ("got", "b") and not dsk["a"].dependencies
+    dsk, fns, stable, _ = sch._merge([layer, with_b], ["a"])
+    assert fns["a"]({"b": 10}) == ("got", 10)

@@ -42,6 +42,10 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     """The arrays joined along an existing axis (numpy.concatenate); ``axis=None`` joins them
     flattened. The result dtype is NumPy's ``result_type`` of the inputs unless ``dtype`` or
     ``out`` says otherwise, each input cast under ``casting``."""
+    if axis == 0 and out is None and dtype is None and type(arrays) in (list, tuple):
+        result = _join_vectors(arrays)
+        if result is not None:
+            return result
     xs = _arrays(arrays, "concatenate")
     if not xs:
         raise ValueError("need at least one array to concatenate")
@@ -114,6 +118,28 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
         stream = driver.stream_handle()
         for offset, ptr, nbytes in ranges:
             fastcall.copy(base + offset, ptr, nbytes, stream)
+    return result
+
+
+def _join_vectors(xs):
+    """The common small case without the general checks (a Dask reduction's aggregate joins a
+    few one-element partial results, once per task): contiguous 1-D arrays of one dtype, small
+    enough to join in one launch. None when any of that does not hold."""
+    if len(xs) < 2:
+        return None
+    dt, n, ptrs, sizes = xs[0]._dtype if type(xs[0]) is ndarray else None, 0, [], []
+    for x in xs:
+        if type(x) is not ndarray or x._dtype is not dt or len(x._shape) != 1 \
+                or not (x._cc is True or x._c_contiguous):
+            return None
+        if x._size:
+            ptrs.append(x._data.ptr)
+            sizes.append(x._size * dt.itemsize)
+            n += x._size
+    if len(ptrs) < 2 or n * dt.itemsize > JOIN_BYTES * len(ptrs):
+        return None
+    result = ndarray._empty((n,), dt)
+    rearrange.join(result._data.ptr, ptrs, sizes)
     return result
 
 
