@@ -22,7 +22,9 @@ gpu = pytest.mark.gpu
 
 
 def test_kernels_and_scratch_agree_on_the_tickets():
-    assert (rs.TICKETS, rs.TICKET_BYTES) == (scratch.TICKETS, scratch.TICKET_BYTES)
+    from gpunb.core import abi
+
+    assert (rs.TICKETS, rs.TICKET_BYTES) == (scratch.TICKETS, scratch.TICKET_BYTES) == (abi.TICKETS, abi.TICKET_BYTES)
     src = rc.render(rir.kernel_for("sum", "float32", None, 1, 1))
     assert "atomicInc" in src and "void reduce_sum_afloat32_to_float32_o1r1_combine(" in src
     assert f"constexpr long long TICKET_BYTES = {scratch.TICKET_BYTES};" in src

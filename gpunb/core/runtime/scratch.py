@@ -19,10 +19,9 @@ a memset of its tickets, ordered before the launch on the same stream.
 
 from __future__ import annotations
 
+from ..abi import TICKET_BYTES, TICKETS  # noqa: F401 (the tickets' layout, shared with codegen)
 from . import driver, libcuda, memory
 
-TICKETS = 4096              # output groups of one split launch, at most (reduction.plan)
-TICKET_BYTES = 4 * TICKETS  # the partial states start here
 KEEP_LIMIT = 8 << 20        # kept per stream up to this size (bigger ones: a block per call)
 KEEP_STREAMS = memory.MAX_STREAMS
 

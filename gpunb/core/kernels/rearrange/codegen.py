@@ -33,6 +33,12 @@ _TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsign
           16: "gpunb_b16"}
 
 
+def _b16(align: int) -> str:
+    """The 16-byte element type; rolls and pads of 16-byte items need 8-byte alignment only,
+    the join copies aligned 16-byte words."""
+    return f"struct __align__({align}) gpunb_b16 {{ unsigned long long lo, hi; }};"
+
+
 @dataclass(frozen=True)
 class RollKernel:
     itemsize: int
@@ -200,7 +206,7 @@ def _roll(k: RollKernel) -> str:
     nd = k.ndim
     E = vector_width(k)
     return "\n".join([
-        "struct __align__(8) gpunb_b16 { unsigned long long lo, hi; };",
+        _b16(8),
         VEC_TYPE,
         # shape: the iteration space (the last axis in vector units for _vec); extent: each
         # axis' length; roll: (n - shift) mod n, the source offset of index 0
@@ -321,7 +327,7 @@ def _pad(k: PadKernel) -> str:
     E = vector_width(k)
     T = _TYPES[k.itemsize]
     return "\n".join([
-        "struct __align__(8) gpunb_b16 { unsigned long long lo, hi; };",
+        _b16(8),
         VEC_TYPE,
         # shape: the iteration space (the last axis in vector units for _vec); before: the
         # pad before the data; n: the data's extent; prio: which axis' constant wins
@@ -341,7 +347,7 @@ def _pad(k: PadKernel) -> str:
 def _join(k: JoinKernel) -> str:
     T = _TYPES[k.word]
     return "\n".join([
-        "struct __align__(16) gpunb_b16 { unsigned long long lo, hi; };",
+        _b16(16),
         f"struct gpunb_join_table {{ unsigned long long src[{JOIN_PIECES}]; "
         f"unsigned long long end[{JOIN_PIECES}]; }};",
         f'extern "C" __global__ void {k.name}({T}* __restrict__ out, const gpunb_join_table t) {{',

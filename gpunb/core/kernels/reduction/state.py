@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...abi import TICKET_BYTES, TICKETS  # noqa: F401 (the scratch's layout, shared with the runtime)
 from ...dtypes import compute_type, literal, storage_type
 from .. import ir
 
 THREADS = 256       # threads per block of every reduction launch
 BLOCK = THREADS
-TICKETS = 4096          # output groups of a split launch, at most: runtime.scratch's (tested equal)
-TICKET_BYTES = 4 * TICKETS    # where the partial states start in the scratch
 NO_INDEX = "0x7fffffffffffffffLL"   # an arg state's index before it has seen an element
 
 
