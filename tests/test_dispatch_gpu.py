@@ -33,6 +33,30 @@ def test_one_element_arrays_do_not_poison_the_fast_path():
         np.testing.assert_array_equal((one + one).get(), [4.0])
 
 
+def test_one_element_and_zero_d_calls_take_a_longer_calls_fast_path(monkeypatch):
+    """Once a longer call prepared the fast path (a kernel reading arrays element by element),
+    1-element and 0-d calls of the same types replay it, not the layout path: NumPy's values,
+    shapes and dtypes, Python scalars converted as NumPy does."""
+    import gpunb.core.ufunc as uf
+
+    x = np.linspace(-2, 2, 1000, dtype=np.float32)
+    g = gp.asarray(x)
+    for _ in range(2):
+        np.testing.assert_array_equal((g * g + g).get(), x * x + x)
+        np.testing.assert_array_equal((g - 1.5).get(), x - np.float32(1.5))
+
+    def layout(*args):
+        raise AssertionError("the layout path served a call the fast path takes")
+
+    monkeypatch.setattr(uf, "_layout_call", layout)
+    for h in (np.array([0.75], np.float32), np.asarray(np.float32(-3.25)), np.array([2.0], np.float32)):
+        a = gp.asarray(h)
+        for got, want in ((a * a + a, h * h + h), (a - 1.5, h - np.float32(1.5))):
+            r = got.get()
+            assert r.shape == want.shape and r.dtype == want.dtype
+            np.testing.assert_array_equal(r, want)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "complex64"])
 def test_zero_d_operands_replay_with_new_values(dtype):
     """0-d arrays (what reductions return) replay the layout path's launch: each call's own

@@ -29,7 +29,12 @@ from .ndarray import ndarray
 from .runtime import driver, fastcall
 
 _WEAK_FAST = (int, float)
-_FAST_MIN_SIZE = 2      # the contiguous fast path's smallest call (0-d and 1-element: layout path)
+# the smallest call that prepares the contiguous fast path: a 1-element (or 0-d) call plans a
+# kernel reading its operands as 'uniform' (one value for every element), which must not serve
+# longer arrays, so it prepares the layout path. An entry prepared from a longer call reads
+# arrays element by element and serves 1-element and 0-d calls too (the layout path costs
+# about twice its host time).
+_FAST_MIN_SIZE = 2
 
 
 class ufunc:
@@ -102,7 +107,7 @@ _AT = ("add", "subtract", "multiply", "maximum", "minimum")
 
 def _fast_call(f: ufunc, args):
     """The common case without the general machinery: C-contiguous GPU arrays of one shape
-    (and Python int/float scalars), 2 to 2**31 - 1 elements (16-byte aligned ones take the
+    (and Python int/float scalars), 1 to 2**31 - 1 elements (16-byte aligned ones take the
     vector entry point, others the flat one), as the call prepared for its signature
     (:mod:`.kernels.fastgen`): the one this ufunc used last first. None for anything else,
     which then takes the general path (that also prepares this one)."""
@@ -162,7 +167,7 @@ def _prepare_fast(f: ufunc, arrays, scalars, lk, loop, results) -> None:
     fast = fastgen.make(sample, conv, lk.functions[name], vec=1 if misaligned else lk.vec,
                         block=eplan.BLOCK, out_dtypes=(results[0].dtype,), aligned=not misaligned,
                         count="q" if misaligned else "I", cap=eplan.grid_cap(lk, name),
-                        min_size=_FAST_MIN_SIZE)
+                        min_size=1)
     if fast is not None:
         f._last = driver.context().remember(tuple(key), fast)
 
