@@ -27,6 +27,14 @@ chunk at ~120 us each, the 0.7 goal needs chunks of about 2**28 elements or more
 H100, 2026-11-28 (``gpunb.dask.get`` without Dask's low-level optimisation, two runs
 alternating with the code before it): sum 5.98-6.97 ms (ratio 0.21-0.24; before 8.9-11.4 ms,
 0.13-0.16), fused 3.86-4.03 ms (0.72-0.75; before 6.5-8.0 ms, 0.37-0.44).
+
+H100, 2026-11-28, session 18 (tasks converted, compiled and ordered once per collection; four
+processes alternating with session 17's code, ``.prof``'s A/B): sum 3.23-4.86 ms (ratio
+0.29-0.44, median 3.36 ms; before 4.80-6.57 ms, 0.22-0.30), fused 0.78-0.81 (before
+0.72-0.73). ``dask_preamble_ms_sum``: Dask's own ``compute`` before any scheduler runs,
+0.50-0.72 ms; the chunk sums' own GPU time 1.77-1.81 ms against 1.42-1.46 ms for the single
+sum, so even with free tasks the ratio is at most ``ratio_ceiling_sum_gpu`` = 0.57-0.62 on
+this machine. 16 chunks of 2**26: sum 0.58-0.59, fused 0.83-0.84.
 """
 
 import json

@@ -46,7 +46,8 @@ the next chunk's kernels while the GPU runs the last ones::
 
 It runs the graph as the collection built it, without Dask's low-level optimisation (task
 fusion saves nothing in one thread; ``low_level_optimize=True`` runs it, e.g. for slices of
-arrays read from files).
+arrays read from files), and converts, compiles and orders a collection's tasks once: a
+second ``compute`` of it costs only the tasks.
 
 Several GPUs
 ------------
