@@ -42,7 +42,8 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     """The arrays joined along an existing axis (numpy.concatenate); ``axis=None`` joins them
     flattened. The result dtype is NumPy's ``result_type`` of the inputs unless ``dtype`` or
     ``out`` says otherwise, each input cast under ``casting``."""
-    if axis == 0 and out is None and dtype is None and type(arrays) in (list, tuple):
+    if axis.__class__ is int and axis == 0 and out is None and dtype is None \
+            and type(arrays) in (list, tuple):
         result = _join_vectors(arrays)
         if result is not None:
             return result
