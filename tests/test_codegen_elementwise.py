@@ -245,6 +245,40 @@ def test_elementwise_grid_has_a_block_per_block_of_steps(monkeypatch):
     assert launch._grid(lk, 1000, "k_vec") == (4,)
 
 
+def test_contiguous_calls_over_int32_elements_run_as_vector_pieces():
+    """More elements than the vector entry's 32-bit count: vector launches of PIECE elements
+    or fewer that cover the call, each counting its own; none for smaller, misaligned or
+    strided calls."""
+    from types import SimpleNamespace as NS
+
+    from gpunb.core.kernels import loader
+    from gpunb.core.kernels.elementwise import plan as launch
+
+    kernel = NS(layout="contiguous", name="k", operands=[NS(kind="array"), NS(kind="scalar"), NS(kind="uniform")])
+    lk = loader.Loaded(kernel=kernel, functions={"k_vec": 11, "k_flat": 12}, sm_count=132, vec=4,
+                       occupancy={"k_vec": 8, "k_flat": 8})
+
+    def arr(ptr, itemsize=4):
+        return NS(data=NS(ptr=ptr), itemsize=itemsize)
+
+    ins, outs = [arr(1 << 20), 2.0, arr(64)], [arr(3 << 20)]
+    for n in (2**31, 2**31 + 5, 3 * 2**30 + 1, 2**33):
+        parts = launch.pieces(lk, ins, outs, (n,))
+        starts = [a for a, _ in parts]
+        counts = [st.params[-1].value for _, st in parts]
+        assert starts == list(range(0, n, launch.PIECE)) and sum(counts) == n
+        assert all(0 < c <= launch.PIECE for c in counts)
+        assert all(st.function == 11 and st.params[:-1] == (0, 1, 2, 3) for _, st in parts)
+        assert [st.grid for _, st in parts] == [launch._grid(lk, -(-c // 4), "k_vec") for c in counts]
+    assert launch.pieces(lk, ins, outs, (2**31 - 1,)) is None
+    assert launch.pieces(lk, ins, outs, (2**16, 2**16)) is not None       # any shape: its count
+    assert launch.pieces(lk, [arr(1 << 20 | 4), 2.0, arr(64)], outs, (2**31,)) is None    # misaligned
+    assert launch.pieces(lk, ins, [arr(8)], (2**31,)) is None
+    strided = loader.Loaded(kernel=NS(layout="strided", name="k", operands=kernel.operands),
+                            functions={}, sm_count=132, vec=4, occupancy={})
+    assert launch.pieces(strided, ins, outs, (2**31,)) is None
+
+
 @pytest.mark.parametrize("dt", SUPPORTED, ids=str)
 def test_scalar_params_hold_the_bytes_the_kernel_reads(dt):
     # by-value scalars: the compute type's bytes (float16 widened to float), set in place

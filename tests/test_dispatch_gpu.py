@@ -1,6 +1,8 @@
 """The ufunc fast path (contiguous arrays of one shape, Python scalars) gives what the general
 path gives, and never serves a call it was not prepared for (GPU)."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -312,3 +314,35 @@ def test_moment_calls_replayed_equal_numpy(func):
         with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
             r = getattr(gp, func)(small, ddof=3)
         assert np.isnan(r.get()) or np.isinf(r.get())
+
+
+@pytest.mark.skipif(os.environ.get("GPUNB_HUGE_TESTS") != "1",
+                    reason="2^31+ elements: set GPUNB_HUGE_TESTS=1 on a GPU with 40+ GB free")
+def test_calls_over_int32_elements_run_in_pieces_with_each_pieces_pointers():
+    """2^31 + 3 int8 elements: a ufunc (with and without out=), a fill, a converting copy and
+    a fused function run as vector pieces of 2^30; the elements at each piece's edges (given
+    values of their own first) come out where they belong, and calls made again are right."""
+    n = 2**31 + 3
+    edges = [0, 1, 2**30 - 1, 2**30, 2**30 + 1, 2**31 - 1, 2**31, n - 1]
+    a = gp.zeros(n, np.int8)
+    a[...] = 3                                           # fill
+    want = np.full(len(edges), 3, np.int8)
+    for i, e in enumerate(edges):
+        a[e] = i + 10
+        want[i] = i + 10
+
+    @gp.fuse
+    def f(x):
+        return x * 2 + 1
+
+    c = gp.empty(n, np.int8)
+    for _ in range(2):
+        b = a + 1                                        # ufunc
+        gp.add(a, 2, out=c)
+        w = a.astype(np.int16)                           # converting copy
+        g = f(a)
+        for got, expect in ((b, want + 1), (c, want + 2), (w, want.astype(np.int16)), (g, want * 2 + 1)):
+            assert got.shape == (n,)
+            np.testing.assert_array_equal(np.array([got[e].get() for e in edges]), expect)
+        assert int(b[12345].get()) == 4 and int(g[2**31 + 1].get()) == 7
+        del b, w, g

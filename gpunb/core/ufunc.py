@@ -24,7 +24,7 @@ from .kernels import execute, fastgen
 from .kernels.elementwise import ir as eir
 from .kernels.elementwise import ops
 from .kernels.elementwise import plan as eplan
-from .kernels.elementwise.run import launch
+from .kernels.elementwise.run import PIECES, launch
 from .ndarray import ndarray
 from .runtime import driver, fastcall
 
@@ -280,7 +280,7 @@ def _call(f: ufunc, args, outs, dtype, casting):
                        op.name, [arrays[i].dtype if i in arrays else ins[i] for i in range(op.nin)],
                        kinds, [r.dtype for r in results], lay, nd, loop=loop),
                    operands, [i in arrays for i in range(op.nin)], results, shape)
-    if op.nout == 1 and dtype is None and step is not None and arrays:
+    if op.nout == 1 and dtype is None and step is not None and step is not PIECES and arrays:
         # smaller results (the 0-d ones reductions return: sqrt(x.sum())) replay through the
         # layout path: the fast path would miss them on every call
         if (outs is None and casting == "same_kind" and lk.kernel.layout == "contiguous"

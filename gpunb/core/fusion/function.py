@@ -22,7 +22,7 @@ from .. import dtypes, layout
 from ..kernels import ir
 from ..kernels.elementwise import codegen as ecg
 from ..kernels.elementwise.plan import classify
-from ..kernels.elementwise.run import launch
+from ..kernels.elementwise.run import PIECES, launch
 from ..kernels.execute import compile_launches, compiled_after_replays, scalar_object, set_scalar
 from ..kernels.reduction import codegen as rcg
 from ..kernels.reduction import run as reduce_run
@@ -387,7 +387,8 @@ class Fused:
             _, step = launch(("fuse", t.name, t.digest),
                              lambda kinds, lay, nd: self._elementwise_kernel(t, kinds, lay, nd),
                              values, is_array, results, shape)
-            steps, temp_bytes = ((step,) if step is not None else ()), 0
+            # (a call run in pieces is planned again each time: -1, not kept)
+            steps, temp_bytes = ((step,) if step is not None else ()), 0 if step is not PIECES else -1
         else:
             results, steps, temp_bytes = self._run_reduction(t, values, is_array, shape)
         if sig is not None and temp_bytes >= 0:

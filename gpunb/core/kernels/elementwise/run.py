@@ -16,7 +16,11 @@ from ..execute import execute, operand_params, replay
 from ..transpose.run import try_copy
 from . import codegen as cg
 from . import ir as eir
-from .plan import classify, plan
+from .plan import classify, pieces, plan
+
+# launch()'s step for a call run as several vector launches (:func:`.plan.pieces`): nothing
+# to keep and replay, as a call that is planned again each time
+PIECES = "pieces"
 
 
 def launch(key, make, operands, is_array, results, shape):
@@ -24,7 +28,7 @@ def launch(key, make, operands, is_array, results, shape):
     ``is_array``) or scalar values of the operand's dtype; ``results`` arrays of ``shape``;
     ``make(kinds, layout, ndim)`` builds the kernel of a layout class and ``key`` names it.
     Returns the loaded kernel and the :class:`~gpunb.core.kernels.execute.Step` launched
-    (None for an empty shape)."""
+    (None for an empty shape, :data:`PIECES` for a call too large for one vector launch)."""
     kinds, lay, nd = classify(shape, [(v._shape, v._strides, v._dtype.itemsize) if arr else None
                                       for v, arr in zip(operands, is_array)],
                               [(r._strides, r._dtype.itemsize) for r in results])
@@ -32,6 +36,18 @@ def launch(key, make, operands, is_array, results, shape):
               for v, k in zip(operands, kinds)]
     lk = loader.get(cg, key + (kinds, tuple(r.dtype for r in results), lay, nd),
                     lambda: make(kinds, lay, nd))
+    parts = pieces(lk, values, results, shape)
+    if parts is not None:
+        base = operand_params(lk.kernel, values) + [ctypes.c_void_p(r._data.ptr) for r in results]
+        moved = [(i, v._data.ptr, v._dtype.itemsize)
+                 for i, (o, v) in enumerate(zip(lk.kernel.operands, values)) if o.kind == "array"]
+        moved += [(len(values) + j, r._data.ptr, r._dtype.itemsize) for j, r in enumerate(results)]
+        for start, step in parts:
+            params = list(base)
+            for i, ptr, itemsize in moved:
+                params[i] = ctypes.c_void_p(ptr + start * itemsize)
+            execute((step,), params)
+        return lk, PIECES
     step = plan(lk, values, results, shape)
     if step is not None:
         execute((step,), operand_params(lk.kernel, values)
@@ -77,7 +93,8 @@ def fill(dst, v) -> None:
         dt = dst._dtype
         lk, step = launch(("fill", dt.name), lambda kinds, lay, nd: eir.copy_kernel(dt, dt, "scalar", lay, nd),
                           [v], [False], [dst], dst.shape)
-        ctx.remember(key, (lk.kernel, step))
+        if step is not PIECES:
+            ctx.remember(key, (lk.kernel, step))
         return
     kernel, step = prepared
     execute((step,), operand_params(kernel, [v]) + [ctypes.c_void_p(dst._data.ptr)])
@@ -109,7 +126,8 @@ def copy(src, dst) -> None:
             _, step = launch(("copy", src.dtype.name, dst.dtype.name),
                              lambda kinds, lay, nd: eir.copy_kernel(src.dtype, dst.dtype, kinds[0], lay, nd),
                              [src], [True], [dst], dst.shape)
-        ctx.remember(key, step)
+        if step is not PIECES:
+            ctx.remember(key, step)
         return
     if step is _TRANSPOSE:
         try_copy(src, dst)
