@@ -7,7 +7,8 @@ speed during the run (seen: 30% within a minute) reaches all alike.
     python benchmarks/host_calls.py [--json PATH] [--calls N] [--set core|breadth|math]
 
 Only public API is used, so any gpunb tree can be measured against another on the same
-machine: ``PYTHONPATH=<tree>:... python benchmarks/host_calls.py``.
+machine: ``python benchmarks/with_tree.py <tree> benchmarks/host_calls.py`` (with an editable
+install, ``PYTHONPATH=<tree>`` alone still imports the working tree: see ``with_tree.py``).
 """
 
 from __future__ import annotations
