@@ -112,8 +112,7 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
         start += x._shape[axis]
     total = sum(r[2] for r in ranges)
     # joined back to back: no input copied apart between them
-    if 1 < len(ranges) and total <= JOIN_BYTES * len(ranges) \
-            and ranges[-1][0] + ranges[-1][2] - ranges[0][0] == total:
+    if _joinable(total, len(ranges)) and ranges[-1][0] + ranges[-1][2] - ranges[0][0] == total:
         rearrange.join(base + ranges[0][0], [r[1] for r in ranges], [r[2] for r in ranges])
     elif ranges:
         stream = driver.stream_handle()
@@ -126,9 +125,9 @@ def _join_vectors(xs):
     """The common small case without the general checks (a Dask reduction's aggregate joins a
     few one-element partial results, once per task): contiguous 1-D arrays of one dtype, small
     enough to join in one launch. None when any of that does not hold."""
-    if len(xs) < 2:
+    if len(xs) < 2 or type(xs[0]) is not ndarray:
         return None
-    dt, n, ptrs, sizes = xs[0]._dtype if type(xs[0]) is ndarray else None, 0, [], []
+    dt, n, ptrs, sizes = xs[0]._dtype, 0, [], []
     for x in xs:
         if type(x) is not ndarray or x._dtype is not dt or len(x._shape) != 1 \
                 or not (x._cc is True or x._c_contiguous):
@@ -137,11 +136,16 @@ def _join_vectors(xs):
             ptrs.append(x._data.ptr)
             sizes.append(x._size * dt.itemsize)
             n += x._size
-    if len(ptrs) < 2 or n * dt.itemsize > JOIN_BYTES * len(ptrs):
+    if not _joinable(n * dt.itemsize, len(ptrs)):
         return None
     result = ndarray._empty((n,), dt)
     rearrange.join(result._data.ptr, ptrs, sizes)
     return result
+
+
+def _joinable(nbytes: int, count: int) -> bool:
+    """Whether ``count`` contiguous ranges of ``nbytes`` in all are joined in one launch."""
+    return count > 1 and nbytes <= JOIN_BYTES * count
 
 
 def _check_casts(xs, dt, casting) -> None:

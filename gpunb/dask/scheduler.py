@@ -46,6 +46,7 @@ an older Dask this falls back to ``dask.local.get_sync``.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Mapping
 
@@ -86,6 +87,7 @@ def get(dsk, keys, cache=None, callbacks=None, low_level_optimize=False, **kwarg
 
     layers = None if isinstance(dsk, Mapping) else _layers(dsk, low_level_optimize)
     wanted = list(flatten(keys)) if isinstance(keys, list) else [keys]
+    keep = set(wanted)
     values = {} if cache is None else cache
     if layers is None:
         if not isinstance(dsk, Mapping):
@@ -94,9 +96,8 @@ def get(dsk, keys, cache=None, callbacks=None, low_level_optimize=False, **kwarg
         fns = {k: _compile(v) for k, v in dsk.items()}
         order, refs = _order(dsk, wanted, values)
     else:
-        dsk, fns, stable, fresh = _merge(layers, wanted)
+        dsk, fns, stable, fresh = _merge(layers, keep)
         order, refs = _plan(dsk, wanted, values, stable, fresh)
-    keep = set(wanted)
     with local_callbacks(callbacks) as cbs:
         start, start_state, pretask, posttask, finish = unpack_callbacks(cbs)
         state = _state(dsk, order, values) if cbs else None
@@ -174,8 +175,7 @@ class _AskedKeys:
 def _layer_tasks(layer, all_keys):
     """(tasks, compiled, the cache entry's weak reference (None: not cacheable), whether it
     was found in the cache) of ``layer``; ``all_keys()`` gives every key of the graph."""
-    from dask._task_spec import GraphNode, convert_legacy_graph
-
+    ts = _task_spec()
     i = id(layer)
     entry = _LAYER_CACHE.get(i)
     if entry is not None and entry[0]() is layer and entry[1] == len(layer):
@@ -183,9 +183,9 @@ def _layer_tasks(layer, all_keys):
         if not asked or all((k in all_keys()) == found for k, found in asked.items()):
             return entry[2], entry[3], entry[0], True
     tasks, asked = dict(layer), {}
-    if not all(isinstance(t, GraphNode) for t in tasks.values()):
+    if not all(isinstance(t, ts.GraphNode) for t in tasks.values()):
         keys = _AskedKeys(all_keys())      # a legacy layer: its tuples may name other layers' keys
-        tasks = convert_legacy_graph(tasks, all_keys=keys)
+        tasks = ts.convert_legacy_graph(tasks, all_keys=keys)
         asked = keys.asked
     fns = {k: _compile(t) for k, t in tasks.items()}
 
@@ -201,13 +201,14 @@ def _layer_tasks(layer, all_keys):
     return tasks, fns, ref, False
 
 
-def _merge(layers, wanted=()):
+def _merge(layers, wanted=frozenset()):
     """The graph of ``layers`` (key -> task), each task's compiled call, the stable part of
     the graph (the layers' ids and cache references), and the keys of the rest: layers that
     cannot be cached, and new ones holding a ``wanted`` key (a compute's finalising task,
     new on every compute; the layers under it are the same objects next time)."""
     dsk, fns, keys, stable, fresh = {}, {}, [], [], set()
-    wanted = set(wanted)
+    if not isinstance(wanted, (set, frozenset)):
+        wanted = set(wanted)
 
     def all_keys():
         if not keys:
@@ -313,25 +314,24 @@ def _compile(node):
     ``__call__`` would, less the check that its inputs are present (the order guarantees
     them; the check builds two sets a task) and the per-argument type tests, done here once.
     Nodes of other kinds are called as they are."""
-    from dask._task_spec import Alias, DataNode, Task, _execute_subgraph
-
+    ts = _task_spec()
     kind = type(node)
-    if kind is DataNode:
+    if kind is ts.DataNode:
         value = node.value
         return lambda values: value
-    if kind is Alias:
+    if kind is ts.Alias:
         target = node.target
         return lambda values: values[target]
-    if not isinstance(node, Task) or kind.__call__ is not Task.__call__:
+    if not isinstance(node, ts.Task) or kind.__call__ is not ts.Task.__call__:
         deps = node.dependencies
         return lambda values: node({k: values[k] for k in deps})
-    if node.func is _execute_subgraph and not node.kwargs:
+    if node.func is ts._execute_subgraph and not node.kwargs:
         return _Subgraph([_part(a) for a in node.args])
     func = node.func
     spec = [_part(a) for a in node.args]
-    kwspec = {name: _part(a) for name, a in node.kwargs.items()}
-    kw = {name: p for name, (k, p) in kwspec.items()} if all(
-        k == _CONST for k, _ in kwspec.values()) else None
+    names, kwspec = tuple(node.kwargs), [_part(a) for a in node.kwargs.values()]
+    kw = ({name: p for name, (_, p) in zip(names, kwspec)}
+          if all(k == _CONST for k, _ in kwspec) else None)
     if kw is not None and all(k != _CALL for k, _ in spec):
         if len(spec) == 1 and spec[0][0] == _REF:       # most chunk tasks: f(chunk, **consts)
             key = spec[0][1]
@@ -341,25 +341,36 @@ def _compile(node):
             return lambda values: func(*args, **kw)
 
     def run(values):
-        args = [p if k == _CONST else values[p] if k == _REF else p(values) for k, p in spec]
+        args = _evaluate(spec, values)
         if kw is not None:
             return func(*args, **kw)
-        return func(*args, **{n: p if k == _CONST else values[p] if k == _REF else p(values)
-                              for n, (k, p) in kwspec.items()})
+        return func(*args, **dict(zip(names, _evaluate(kwspec, values))))
     return run
 
 
 def _part(a):
     """An argument of a task, classified once: a reference, a constant, or a nested task."""
-    from dask._task_spec import DataNode, GraphNode, TaskRef
-
-    if isinstance(a, TaskRef):
+    ts = _task_spec()
+    if isinstance(a, ts.TaskRef):
         return _REF, a.key
-    if type(a) is DataNode:     # a literal Dask wrapped (a getter's index)
+    if type(a) is ts.DataNode:     # a literal Dask wrapped (a getter's index)
         return _CONST, a.value
-    if isinstance(a, GraphNode):
+    if isinstance(a, ts.GraphNode):
         return _CALL, _compile(a)
     return _CONST, a
+
+
+def _evaluate(parts, values) -> list:
+    """The values of :func:`_part` s for a call."""
+    return [p if k == _CONST else values[p] if k == _REF else p(values) for k, p in parts]
+
+
+@functools.cache
+def _task_spec():
+    """Dask's task module, imported once (not at import: Dask is optional)."""
+    from dask import _task_spec
+
+    return _task_spec
 
 
 class _Subgraph:
@@ -372,8 +383,7 @@ class _Subgraph:
         self.plans = {}
 
     def __call__(self, values):
-        inner, outkey, inkeys, *deps = (p if k == _CONST else values[p] if k == _REF else p(values)
-                                        for k, p in self.spec)
+        inner, outkey, inkeys, *deps = _evaluate(self.spec, values)
         local = dict(zip(inkeys, deps))
         plan = self.plans.get(id(inner))
         if plan is None:        # (the subgraph kept in the plan: its id stays its own)

@@ -387,8 +387,10 @@ class Fused:
             _, step = launch(("fuse", t.name, t.digest),
                              lambda kinds, lay, nd: self._elementwise_kernel(t, kinds, lay, nd),
                              values, is_array, results, shape)
-            # (a call run in pieces is planned again each time: -1, not kept)
-            steps, temp_bytes = ((step,) if step is not None else ()), 0 if step is not PIECES else -1
+            if step is PIECES:      # run as several launches: planned again each time, not kept
+                steps, temp_bytes = (), -1
+            else:
+                steps, temp_bytes = ((step,) if step is not None else ()), 0
         else:
             results, steps, temp_bytes = self._run_reduction(t, values, is_array, shape)
         if sig is not None and temp_bytes >= 0:

@@ -3,8 +3,9 @@ user's modules.
 
 The demo kernels, and the array kernels a first notebook session is most likely to need:
 common ufuncs on float32/float64 (and integer arithmetic) for contiguous arrays and Python
-scalars, copies and casts, transposing copies, concatenation's joins, and the reductions. Each is rendered exactly as
-the runtime renders it, so its cache key is the one the runtime looks up.
+scalars, copies and casts, transposing copies, concatenation's joins, and the reductions.
+Each is rendered exactly as the runtime renders it, so its cache key is the one the runtime
+looks up.
 """
 
 from __future__ import annotations
